@@ -1,0 +1,43 @@
+import Foundation
+
+extension APIClient {
+    /// Resolves a request into what goes on the wire: URL, headers, encoded body.
+    public func transportRequest<Value>(for request: Request<Value>) throws(CourierError) -> TransportRequest {
+        if let failure = request.preparationFailure {
+            throw CourierError(.encodingFailed, "The request \(request.method) \(request.path) cannot be sent: \(failure).")
+        }
+        var query = request.query
+        var body: EncodedBody?
+        do {
+            switch request.body {
+            case .none:
+                break
+            case .parameters(let parameters) where request.method.encodesParametersInURL:
+                query.merge(parameters) { own, _ in own }
+            case .parameters(let parameters) where parameters.containsBinary:
+                body = try MultipartFormData().encode(parameters)
+            case .parameters(let parameters):
+                body = try (request.encoder ?? configuration.parameterEncoder).encode(parameters)
+            case .encodable(let value):
+                let encoder = configuration.encoder
+                body = EncodedBody(data: try encoder.encode(value), contentType: encoder.contentType)
+            case .data(let data, let contentType):
+                body = EncodedBody(data: data, contentType: contentType)
+            }
+        } catch {
+            throw CourierError(.encodingFailed, "The body of \(request.method) \(request.path) cannot be encoded: \(error)", underlyingError: error)
+        }
+        let url = try URLBuilder.url(
+            baseURL: request.baseURL ?? configuration.baseURL,
+            apiPath: request.apiPath ?? configuration.apiPath,
+            path: request.path, query: query)
+        var headers = configuration.defaultHeaders
+        headers.merge(request.headers)
+        if let body, !headers.contains("Content-Type") {
+            headers["Content-Type"] = body.contentType
+        }
+        return TransportRequest(
+            url: url, method: request.method, headers: headers, body: body?.data,
+            timeout: request.timeout ?? configuration.timeout)
+    }
+}

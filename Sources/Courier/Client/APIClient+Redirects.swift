@@ -1,0 +1,51 @@
+import Foundation
+
+extension APIClient {
+    /// Sends `request` through the transport, following redirects under ``RedirectPolicy``.
+    func exchange(_ request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
+        let policy = configuration.redirects
+        let origin = request.url.origin
+        var current = request
+        var hops = 0
+        while true {
+            let response = try await transport.send(current, observer: observer)
+            guard [301, 302, 303, 307, 308].contains(response.statusCode), policy.maximumRedirects > 0 else {
+                return response
+            }
+            guard hops < policy.maximumRedirects else {
+                throw CourierError(
+                    .redirectFailed, "The server redirected more than \(policy.maximumRedirects) times; giving up.",
+                    url: response.url, statusCode: response.statusCode, headers: response.headers, body: response.body)
+            }
+            guard let location = response.headers["Location"],
+                  let next = URL(string: location, relativeTo: current.url)?.absoluteURL,
+                  ["http", "https"].contains(next.scheme?.lowercased() ?? "")
+            else {
+                throw CourierError(
+                    .redirectFailed, "The server answered \(response.statusCode) without a valid http(s) Location header.",
+                    url: response.url, statusCode: response.statusCode, headers: response.headers, body: response.body)
+            }
+            current = redirected(current, to: next, status: response.statusCode, originalOrigin: origin)
+            hops += 1
+        }
+    }
+
+    private func redirected(_ request: TransportRequest, to url: URL, status: Int, originalOrigin: String) -> TransportRequest {
+        var next = request
+        next.url = url
+        let becomesGET = (status == 303 && request.method != .head) || ((status == 301 || status == 302) && request.method == .post)
+        if becomesGET {
+            next.method = .get
+            next.body = nil
+            for name in ["Content-Type", "Content-Length", "Content-Encoding", "Transfer-Encoding"] {
+                next.headers.remove(name)
+            }
+        }
+        if url.origin != originalOrigin {
+            for name in configuration.redirects.sensitiveHeaders + configuration.authenticationHeaders {
+                next.headers.remove(name)
+            }
+        }
+        return next
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// Sends ``Request`` values to an API and returns typed ``Response`` values.
+///
+/// ```swift
+/// let client = APIClient(baseURL: URL(string: "https://api.example.com")!, apiPath: "v1")
+/// let user = try await client.send(Request<User>(.get, "me")).value
+/// ```
+///
+/// A client is immutable and `Sendable`: share one across your app.
+public final class APIClient: Sendable {
+    /// The configuration the client was created with.
+    public let configuration: ClientConfiguration
+    /// The transport requests go through.
+    public let transport: any HTTPTransport
+
+    /// Creates a client.
+    /// - Parameter transport: defaults to ``URLSessionTransport/shared``.
+    public init(configuration: ClientConfiguration, transport: any HTTPTransport = URLSessionTransport.shared) {
+        self.configuration = configuration
+        self.transport = transport
+    }
+
+    /// Creates a client with a default configuration for `baseURL` and `apiPath`.
+    public convenience init(baseURL: URL, apiPath: String = "", transport: any HTTPTransport = URLSessionTransport.shared) {
+        self.init(configuration: ClientConfiguration(baseURL: baseURL, apiPath: apiPath), transport: transport)
+    }
+}

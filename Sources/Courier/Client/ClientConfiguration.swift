@@ -1,0 +1,63 @@
+import Dispatch
+import Foundation
+import Logging
+
+/// Everything an ``APIClient`` needs to know, as one value (seed 003's configurator).
+///
+/// ```swift
+/// var configuration = ClientConfiguration(baseURL: URL(string: "https://api.example.com")!, apiPath: "v1")
+/// configuration.defaultHeaders["Accept-Language"] = "pt-BR"
+/// configuration.timeout = 20
+/// let client = APIClient(configuration: configuration)
+/// ```
+public struct ClientConfiguration: Sendable {
+    /// The server's base URL, for example `https://api.example.com`.
+    public var baseURL: URL
+    /// The path every request path is relative to, for example `"v1"` or `"/api/v1/"`.
+    public var apiPath: String
+    /// Headers sent with every request (a request's own headers of the same name replace them).
+    public var defaultHeaders: HTTPHeaders
+    /// Seconds allowed for a request when it names no timeout of its own.
+    public var timeout: TimeInterval = 60
+    /// How requests that name no cache option use the response cache.
+    public var cacheOption: CacheOption = .networkOnly
+    /// The queue completion and progress callbacks run on when a request names none.
+    ///
+    /// Defaults to the main queue on Apple platforms and to a serial queue of Courier's own on
+    /// Linux, where nothing may be running the main queue.
+    public var callbackQueue: DispatchQueue = ClientConfiguration.defaultCallbackQueue
+    /// Hooks for adapting requests and observing responses (seed 003's delegate).
+    public var delegate: (any APIClientDelegate)?
+    /// How parameter bodies are encoded when a request names no encoder (JSON by default).
+    public var parameterEncoder: any ParameterEncoding = JSONParameterEncoder()
+    /// How `Decodable` responses are decoded when a request names no decoder.
+    public var decoder: any DataDecoder = JSONDecoder()
+    /// How ``RequestBody/encodable(_:)`` bodies are encoded.
+    public var encoder: any DataEncoder = JSONEncoder()
+    /// Status codes that count as success; any other is thrown as ``CourierError/Kind/httpStatus(_:)``.
+    public var acceptableStatusCodes: Range<Int> = 200..<300
+    /// Names of the headers that carry the user's credentials (the seeds' `access-token`, `client`,
+    /// `uid`): never sent to another origin when a redirect leaves the API's origin.
+    public var authenticationHeaders: [String] = []
+    /// How redirects are followed.
+    public var redirects = RedirectPolicy()
+    /// Where Courier logs a line per request and response at debug level.
+    public var logger = Logger(label: "Courier")
+
+    /// Creates a configuration.
+    public init(baseURL: URL, apiPath: String = "", defaultHeaders: HTTPHeaders = [:], authenticationHeaders: [String] = []) {
+        self.baseURL = baseURL
+        self.apiPath = apiPath
+        self.defaultHeaders = defaultHeaders
+        self.authenticationHeaders = authenticationHeaders
+    }
+
+    /// The main queue on Apple platforms; a serial `Courier.callbacks` queue on Linux.
+    public static let defaultCallbackQueue: DispatchQueue = {
+        #if canImport(Darwin)
+        return DispatchQueue.main
+        #else
+        return DispatchQueue(label: "Courier.callbacks")
+        #endif
+    }()
+}

@@ -1,0 +1,94 @@
+/// An ordered list of HTTP header fields with case-insensitive lookup.
+///
+/// Setting a value through the subscript replaces every field of that name; ``add(name:value:)``
+/// keeps existing ones, for headers that may repeat.
+public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+    /// One header field.
+    public struct Field: Sendable, Hashable {
+        /// The field name, as given.
+        public var name: String
+        /// The field value.
+        public var value: String
+
+        /// Creates a field.
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The fields in order.
+    public private(set) var fields: [Field]
+
+    /// Creates an empty header list.
+    public init() { fields = [] }
+
+    /// Creates headers from a dictionary; fields are ordered by name so the result is stable.
+    public init(_ dictionary: [String: String]) {
+        fields = dictionary.sorted { $0.key < $1.key }.map { Field(name: $0.key, value: $0.value) }
+    }
+
+    /// Creates headers from a literal such as `["Accept": "application/json"]`.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        fields = elements.map { Field(name: $0.0, value: $0.1) }
+    }
+
+    /// The first value for `name` (case-insensitive), or `nil`. Setting replaces every field of that
+    /// name; setting `nil` removes them.
+    public subscript(name: String) -> String? {
+        get { fields.first { $0.name.caseInsensitiveEquals(name) }?.value }
+        set {
+            guard let newValue else { return remove(name) }
+            guard let index = fields.firstIndex(where: { $0.name.caseInsensitiveEquals(name) }) else {
+                return fields.append(Field(name: name, value: newValue))
+            }
+            fields[index].value = newValue
+            let rest = fields[(index + 1)...].filter { !$0.name.caseInsensitiveEquals(name) }
+            fields.replaceSubrange((index + 1)..., with: rest)
+        }
+    }
+
+    /// Every value for `name` (case-insensitive), in order.
+    public func values(for name: String) -> [String] {
+        fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+    }
+
+    /// Whether a field named `name` is present (case-insensitive).
+    public func contains(_ name: String) -> Bool {
+        fields.contains { $0.name.caseInsensitiveEquals(name) }
+    }
+
+    /// Appends a field, keeping existing fields of the same name.
+    public mutating func add(name: String, value: String) {
+        fields.append(Field(name: name, value: value))
+    }
+
+    /// Removes every field named `name` (case-insensitive).
+    public mutating func remove(_ name: String) {
+        fields.removeAll { $0.name.caseInsensitiveEquals(name) }
+    }
+
+    /// Sets every field of `other`, replacing fields of the same names here.
+    public mutating func merge(_ other: HTTPHeaders) {
+        for name in Set(other.fields.map { $0.name.lowercased() }) { remove(name) }
+        fields.append(contentsOf: other.fields)
+    }
+
+    /// The number of fields.
+    public var count: Int { fields.count }
+
+    /// Whether there are no fields.
+    public var isEmpty: Bool { fields.isEmpty }
+
+    /// Iterates the fields in order.
+    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+
+    /// The fields as `Name: value` lines.
+    public var description: String { fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n") }
+}
+
+extension String {
+    func caseInsensitiveEquals(_ other: String) -> Bool {
+        utf8.count == other.utf8.count && lowercased() == other.lowercased()
+    }
+}

@@ -1,0 +1,54 @@
+import Synchronization
+
+/// A handle on a request started with a callback: its identifier and a way to cancel it.
+public final class RequestTask: Sendable {
+    private struct State {
+        var task: Task<Void, Never>?
+        var finished = false
+        var cancelled = false
+    }
+
+    /// The request's identifier.
+    public let id: RequestID
+    private let state = Mutex(State())
+    private let reportCancellation: @Sendable () -> Void
+
+    init(id: RequestID, reportCancellation: @escaping @Sendable () -> Void) {
+        self.id = id
+        self.reportCancellation = reportCancellation
+    }
+
+    /// Cancels the request. Unless its callback has already been scheduled, the callback then runs
+    /// once, with a ``CourierError/Kind/cancelled`` error.
+    public func cancel() {
+        let (task, report): (Task<Void, Never>?, Bool) = state.withLock { state in
+            state.cancelled = true
+            defer { state.finished = true }
+            return (state.task, !state.finished)
+        }
+        task?.cancel()
+        if report { reportCancellation() }
+    }
+
+    /// Whether ``cancel()`` was called.
+    public var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// Whether the callback has been scheduled (with a result or a cancellation).
+    public var isFinished: Bool { state.withLock { $0.finished } }
+
+    func attach(_ task: Task<Void, Never>) {
+        let cancelled = state.withLock { state in
+            state.task = task
+            return state.cancelled
+        }
+        if cancelled { task.cancel() }
+    }
+
+    /// Claims the right to call back; true once, for the first caller.
+    func claimCallback() -> Bool {
+        state.withLock { state in
+            defer { state.finished = true }
+            return !state.finished
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// A successful response: the decoded value and everything known about how it arrived.
+public struct Response<Value: Sendable>: Sendable {
+    /// The decoded value.
+    public var value: Value
+    /// The HTTP status code.
+    public var statusCode: Int
+    /// The response headers.
+    public var headers: HTTPHeaders
+    /// The raw body.
+    public var data: Data
+    /// The URL that answered (after redirects).
+    public var url: URL
+    /// Where the response came from.
+    public var source: ResponseSource
+    /// The identifier of the request.
+    public var requestID: RequestID
+    /// The time from the start of the request to the decoded value.
+    public var duration: Duration
+
+    /// Whether the response came from the cache (the seeds' `fromCache` flag).
+    public var fromCache: Bool { source == .cache }
+
+    /// Creates a response.
+    public init(
+        value: Value, statusCode: Int, headers: HTTPHeaders, data: Data, url: URL,
+        source: ResponseSource, requestID: RequestID, duration: Duration
+    ) {
+        self.value = value
+        self.statusCode = statusCode
+        self.headers = headers
+        self.data = data
+        self.url = url
+        self.source = source
+        self.requestID = requestID
+        self.duration = duration
+    }
+}

@@ -1,0 +1,7 @@
+/// Where a response came from.
+public enum ResponseSource: Sendable, Hashable {
+    /// From the server.
+    case network
+    /// From Courier's response cache.
+    case cache
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// Writes ``Parameter`` values as compact JSON with sorted object keys.
+struct JSONWriter {
+    private(set) var bytes: [UInt8] = []
+
+    mutating func write(_ value: Parameter) throws {
+        switch value {
+        case .string(let string): writeString(string)
+        case .int(let int): bytes.append(contentsOf: String(int).utf8)
+        case .double(let double):
+            guard double.isFinite else {
+                throw ParameterEncodingError("a number is \(double), which JSON cannot represent")
+            }
+            bytes.append(contentsOf: Self.format(double).utf8)
+        case .bool(let bool): bytes.append(contentsOf: (bool ? "true" : "false").utf8)
+        case .null: bytes.append(contentsOf: "null".utf8)
+        case .array(let values):
+            bytes.append(UInt8(ascii: "["))
+            for (index, element) in values.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                try write(element)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let values):
+            bytes.append(UInt8(ascii: "{"))
+            for (index, key) in values.keys.sorted().enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                writeString(key)
+                bytes.append(UInt8(ascii: ":"))
+                try write(values[key]!)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        case .data(let data, _, _): writeString(data.base64EncodedString())
+        case .file(let url, _, _):
+            throw ParameterEncodingError("the file \(url.path) cannot be sent in a JSON body; send it as multipart")
+        }
+    }
+
+    /// Integral values within 2^53 are written without a fraction; others in Swift's shortest
+    /// round-tripping form.
+    static func format(_ double: Double) -> String {
+        if double == double.rounded(), abs(double) < 9_007_199_254_740_992 { return String(Int64(double)) }
+        return "\(double)"
+    }
+
+    private mutating func writeString(_ string: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0..<0x20:
+                bytes.append(contentsOf: "\\u00".utf8)
+                bytes.append(Self.hex[Int(byte >> 4)])
+                bytes.append(Self.hex[Int(byte & 0xF)])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private static let hex = Array("0123456789abcdef".utf8)
+}
+
+/// Why a set of parameters could not be encoded.
+struct ParameterEncodingError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

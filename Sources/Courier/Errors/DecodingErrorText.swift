@@ -1,0 +1,28 @@
+/// Describes a `DecodingError` with its key path, in plain words.
+enum DecodingErrorText {
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "the key \"\(key.stringValue)\" is missing at \(path(context.codingPath))"
+        case .valueNotFound(let type, let context):
+            return "expected \(type) but found null at \(path(context.codingPath))"
+        case .typeMismatch(let type, let context):
+            return "expected \(type) at \(path(context.codingPath)): \(context.debugDescription)"
+        case .dataCorrupted(let context):
+            return "\(context.debugDescription) at \(path(context.codingPath))"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+
+    /// A key path such as `orderedPizzas[1].pizzaID`, or `the top level`.
+    static func path(_ codingPath: [any CodingKey]) -> String {
+        guard !codingPath.isEmpty else { return "the top level" }
+        var text = ""
+        for key in codingPath {
+            if let index = key.intValue { text += "[\(index)]" } else { text += (text.isEmpty ? "" : ".") + key.stringValue }
+        }
+        return text
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+
+/// An untyped JSON value, for responses you do not map to a model.
+public enum JSONValue: Sendable, Hashable {
+    /// `null`.
+    case null
+    /// `true` or `false`.
+    case bool(Bool)
+    /// A number without a fraction or exponent that fits in `Int`.
+    case int(Int)
+    /// Any other number.
+    case double(Double)
+    /// A string.
+    case string(String)
+    /// An array.
+    case array([JSONValue])
+    /// An object.
+    case object([String: JSONValue])
+
+    /// Parses JSON bytes. An empty body (or only white space) gives ``null``.
+    public static func parse(_ data: Data) throws -> JSONValue {
+        if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return .null }
+        return try JSONDecoder().decode(JSONValue.self, from: data)
+    }
+
+    /// The value under `key` of an object, else `nil`.
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let object) = self { return object[key] }
+        return nil
+    }
+
+    /// The element at `index` of an array, else `nil`.
+    public subscript(index: Int) -> JSONValue? {
+        if case .array(let array) = self, array.indices.contains(index) { return array[index] }
+        return nil
+    }
+
+    /// The string, if this is a string.
+    public var stringValue: String? { if case .string(let value) = self { value } else { nil } }
+    /// The integer, if this is an integer.
+    public var intValue: Int? { if case .int(let value) = self { value } else { nil } }
+    /// The number, if this is an integer or a double.
+    public var doubleValue: Double? {
+        switch self {
+        case .int(let value): Double(value)
+        case .double(let value): value
+        default: nil
+        }
+    }
+    /// The Boolean, if this is a Boolean.
+    public var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
+    /// The elements, if this is an array.
+    public var arrayValue: [JSONValue]? { if case .array(let value) = self { value } else { nil } }
+    /// The members, if this is an object.
+    public var objectValue: [String: JSONValue]? { if case .object(let value) = self { value } else { nil } }
+    /// Whether this is `null`.
+    public var isNull: Bool { self == .null }
+}
+
+extension JSONValue: Codable {
+    /// Decodes any JSON value.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int.self) {
+            self = .int(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .double(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    /// Encodes the value as JSON.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .int(let value): try container.encode(value)
+        case .double(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+}

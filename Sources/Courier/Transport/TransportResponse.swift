@@ -1,0 +1,21 @@
+import Foundation
+
+/// A response as an ``HTTPTransport`` returns it.
+public struct TransportResponse: Sendable {
+    /// The URL that answered.
+    public var url: URL
+    /// The HTTP status code.
+    public var statusCode: Int
+    /// The response headers.
+    public var headers: HTTPHeaders
+    /// The whole body.
+    public var body: Data
+
+    /// Creates a response.
+    public init(url: URL, statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data()) {
+        self.url = url
+        self.statusCode = statusCode
+        self.headers = headers
+        self.body = body
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+
+/// The state of one request on ``URLSessionTransport``: the body received so far, progress, and the
+/// continuation to resume exactly once.
+final class URLSessionExchange: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<TransportResponse, any Error>?
+        var result: Result<TransportResponse, any Error>?
+        var response: HTTPURLResponse?
+        var body = Data()
+        var expectedLength: Int64?
+        var uploadReported: Int64 = 0
+    }
+
+    let request: TransportRequest
+    let observer: TransferObserver
+    private let state = Mutex(State())
+
+    init(request: TransportRequest, observer: TransferObserver) {
+        self.request = request
+        self.observer = observer
+    }
+
+    /// Stores the continuation, or resumes it at once if the exchange already ended.
+    func attach(_ continuation: CheckedContinuation<TransportResponse, any Error>) {
+        let early: Result<TransportResponse, any Error>? = state.withLock { state in
+            if let result = state.result { return result }
+            state.continuation = continuation
+            return nil
+        }
+        if let early { continuation.resume(with: early) }
+    }
+
+    /// Ends the exchange; only the first call counts.
+    func finish(_ result: Result<TransportResponse, any Error>) {
+        let continuation: CheckedContinuation<TransportResponse, any Error>? = state.withLock { state in
+            guard state.result == nil else { return nil }
+            state.result = result
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(with: result)
+    }
+
+    func didReceive(_ response: HTTPURLResponse) {
+        state.withLock { state in
+            state.response = response
+            state.expectedLength = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
+        }
+    }
+
+    func didReceive(_ data: Data) {
+        let progress: TransferProgress = state.withLock { state in
+            state.body.append(data)
+            let received = Int64(state.body.count)
+            let total = state.expectedLength.flatMap { $0 >= received ? $0 : nil }
+            return TransferProgress(completed: received, total: total)
+        }
+        if progress.total != progress.completed { observer.download?(progress) }
+    }
+
+    func didSend(totalBytesSent: Int64, expected: Int64) {
+        let total = expected > 0 ? expected : Int64(request.body?.count ?? 0)
+        let report: Bool = state.withLock { state in
+            guard totalBytesSent > state.uploadReported else { return false }
+            state.uploadReported = totalBytesSent
+            return true
+        }
+        if report { observer.upload?(TransferProgress(completed: min(totalBytesSent, total), total: total)) }
+    }
+
+    func didComplete(error: (any Error)?) {
+        if let error {
+            return finish(.failure(URLSessionTransport.courierError(for: error, request: request)))
+        }
+        let outcome: (TransportResponse, Int64, Int64)? = state.withLock { state in
+            guard let response = state.response else { return nil }
+            return (
+                TransportResponse(
+                    url: response.url ?? request.url, statusCode: response.statusCode,
+                    headers: Self.headers(of: response), body: state.body),
+                state.uploadReported, Int64(state.body.count))
+        }
+        guard let (response, uploaded, received) = outcome else {
+            return finish(.failure(CourierError(.transport, "The server closed the connection without a response.", url: request.url)))
+        }
+        let uploadTotal = Int64(request.body?.count ?? 0)
+        if uploadTotal > 0, uploaded < uploadTotal {
+            observer.upload?(TransferProgress(completed: uploadTotal, total: uploadTotal))
+        }
+        observer.download?(TransferProgress(completed: received, total: received))
+        finish(.success(response))
+    }
+
+    private static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        for (name, value) in response.allHeaderFields {
+            headers.add(name: "\(name)", value: "\(value)")
+        }
+        return headers
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An ``HTTPTransport`` on Foundation's `URLSession`.
+///
+/// One `URLSession` serves every request of a transport; ``shared`` is the process-wide instance
+/// that ``APIClient`` uses by default. Tasks are created without completion handlers and followed
+/// through the session's delegate, which is the only way swift-corelibs-foundation on Linux reports
+/// upload progress. Foundation's `URLCache` is switched off: Courier keeps its own cache.
+public final class URLSessionTransport: HTTPTransport {
+    /// The transport ``APIClient`` uses when none is given.
+    public static let shared = URLSessionTransport()
+
+    /// The session requests run on.
+    public let session: URLSession
+    private let delegate: URLSessionTransportDelegate
+
+    /// Creates a transport with its own session built from `configuration` (with caching removed).
+    public init(configuration: URLSessionConfiguration = .default) {
+        let configuration = configuration.copy() as! URLSessionConfiguration
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        let queue = OperationQueue()
+        queue.name = "Courier.URLSessionTransport"
+        queue.maxConcurrentOperationCount = 1
+        delegate = URLSessionTransportDelegate()
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    /// Sends `request` on the session; returns 3xx responses without following them.
+    public func send(_ request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
+        if Task.isCancelled { throw CourierError.cancelled(request.url) }
+        var urlRequest = URLRequest(url: request.url, timeoutInterval: request.timeout)
+        urlRequest.httpMethod = request.method.rawValue
+        for field in request.headers {
+            urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
+        }
+        let task: URLSessionTask
+        if let body = request.body, !body.isEmpty {
+            task = session.uploadTask(with: urlRequest, from: body)
+        } else {
+            task = session.dataTask(with: urlRequest)
+        }
+        let exchange = URLSessionExchange(request: request, observer: observer)
+        delegate.register(exchange, for: task)
+        defer { delegate.unregister(task) }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                exchange.attach(continuation)
+                task.resume()
+            }
+        } onCancel: {
+            exchange.finish(.failure(CourierError.cancelled(request.url)))
+            task.cancel()
+        }
+    }
+}

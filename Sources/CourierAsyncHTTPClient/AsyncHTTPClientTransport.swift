@@ -1,0 +1,122 @@
+import AsyncHTTPClient
+import Courier
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+
+/// An ``Courier/HTTPTransport`` on swift-server's async-http-client: a connection pool per host,
+/// HTTP/2 where the server offers it, connect and read timeouts, and request bodies streamed with
+/// backpressure when upload progress is observed.
+///
+/// Redirects are not followed by async-http-client: ``Courier/APIClient`` follows them itself and
+/// removes `Authorization`, cookies and the configured authentication headers when a redirect
+/// changes origin.
+///
+/// A transport created with ``init(configuration:)`` owns its `HTTPClient`; call ``shutdown()``
+/// when you are done with it (it is also shut down, without waiting, when the transport is freed).
+public final class AsyncHTTPClientTransport: HTTPTransport {
+    /// Settings of the connection pool and timeouts.
+    public struct Configuration: Sendable {
+        /// Connections kept open to one host (HTTP/1.1).
+        public var maximumConnectionsPerHost: Int = 8
+        /// Time allowed to open a connection.
+        public var connectTimeout: Duration = .seconds(10)
+        /// Time allowed between two reads of a response; `nil` for no limit besides the request's timeout.
+        public var readTimeout: Duration? = .seconds(60)
+        /// How long an idle connection stays in the pool.
+        public var idleTimeout: Duration = .seconds(60)
+        /// Size of the pieces a body is streamed in when upload progress is observed.
+        public var uploadChunkSize: Int = 64 * 1024
+
+        /// Creates the default configuration.
+        public init() {}
+    }
+
+    /// The underlying client.
+    public let client: HTTPClient
+    private let ownsClient: Bool
+    private let uploadChunkSize: Int
+
+    /// Creates a transport with its own `HTTPClient`.
+    public init(configuration: Configuration = Configuration()) {
+        var pool = HTTPClient.Configuration.ConnectionPool(idleTimeout: .init(configuration.idleTimeout))
+        pool.concurrentHTTP1ConnectionsPerHostSoftLimit = configuration.maximumConnectionsPerHost
+        let clientConfiguration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .init(configuration.connectTimeout), read: configuration.readTimeout.map { .init($0) }),
+            connectionPool: pool)
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+        ownsClient = true
+        uploadChunkSize = configuration.uploadChunkSize
+    }
+
+    /// Wraps a client you own and shut down yourself. Give it `redirectConfiguration: .disallow` so
+    /// redirects reach ``Courier/APIClient`` and its header rules.
+    public init(client: HTTPClient, uploadChunkSize: Int = 64 * 1024) {
+        self.client = client
+        ownsClient = false
+        self.uploadChunkSize = uploadChunkSize
+    }
+
+    deinit {
+        if ownsClient { client.shutdown { _ in } }
+    }
+
+    /// Shuts down the client this transport created; does nothing for a client passed in.
+    public func shutdown() async throws {
+        if ownsClient { try await client.shutdown() }
+    }
+
+    /// Sends `request`; returns 3xx responses without following them.
+    public func send(_ request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
+        var wire = HTTPClientRequest(url: request.url.absoluteString)
+        wire.method = .init(rawValue: request.method.rawValue)
+        for field in request.headers {
+            wire.headers.add(name: field.name, value: field.value)
+        }
+        if let body = request.body, !body.isEmpty {
+            if let upload = observer.upload {
+                wire.body = .stream(UploadChunks(data: body, chunkSize: uploadChunkSize, progress: upload), length: .known(Int64(body.count)))
+            } else {
+                wire.body = .bytes(ByteBuffer(data: body))
+            }
+        }
+        do {
+            let deadline = NIODeadline.now() + .nanoseconds(Int64(request.timeout * 1_000_000_000))
+            let response = try await client.execute(wire, deadline: deadline)
+            let body = try await collect(response.body, expected: response.headers.first(name: "content-length").flatMap { Int64($0) }, observer: observer)
+            var headers = HTTPHeaders()
+            for field in response.headers {
+                headers.add(name: field.name, value: field.value)
+            }
+            return TransportResponse(url: request.url, statusCode: Int(response.status.code), headers: headers, body: body)
+        } catch {
+            throw Self.courierError(for: error, request: request)
+        }
+    }
+
+    private func collect(_ body: HTTPClientResponse.Body, expected: Int64?, observer: TransferObserver) async throws -> Data {
+        guard let download = observer.download else {
+            var buffer = try await body.collect(upTo: Int.max)
+            return buffer.readData(length: buffer.readableBytes) ?? Data()
+        }
+        var data = Data()
+        if let expected, expected < 1 << 30 { data.reserveCapacity(Int(expected)) }
+        for try await buffer in body {
+            data.append(contentsOf: buffer.readableBytesView)
+            let received = Int64(data.count)
+            if received != expected {
+                download(TransferProgress(completed: received, total: expected.flatMap { $0 >= received ? $0 : nil }))
+            }
+        }
+        download(TransferProgress(completed: Int64(data.count), total: Int64(data.count)))
+        return data
+    }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import GRDB
+
+/// The server's SQLite database, opened through GRDB with its schema migrated.
+struct ServerDatabase: Sendable {
+    let queue: DatabaseQueue
+    let path: String
+    let isTemporary: Bool
+
+    /// Opens (creating if needed) the database at `path`, or a new temporary file when `nil`.
+    static func open(path: String?) throws -> ServerDatabase {
+        let resolved = path ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("image-store-\(UUID().uuidString).sqlite").path
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        let queue = try DatabaseQueue(path: resolved, configuration: configuration)
+        try migrator.migrate(queue)
+        return ServerDatabase(queue: queue, path: resolved, isTemporary: path == nil)
+    }
+
+    /// Deletes a temporary database's files.
+    func removeIfTemporary() {
+        guard isTemporary else { return }
+        try? queue.close()
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            try? FileManager.default.removeItem(atPath: path + suffix)
+        }
+    }
+
+    /// The schema, one migration per change; later features add migrations here.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: images") { db in
+            try db.create(table: "image") { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("title", .text).notNull().defaults(to: "")
+                table.column("description", .text).notNull().defaults(to: "")
+                table.column("fileName", .text).notNull()
+                table.column("mimeType", .text).notNull()
+                table.column("data", .blob).notNull()
+                table.column("createdAt", .datetime).notNull()
+                table.column("updatedAt", .datetime).notNull()
+            }
+        }
+        return migrator
+    }
+}

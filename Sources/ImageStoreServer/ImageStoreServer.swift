@@ -1,0 +1,132 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// The seed-004 sample server: a Hummingbird 2 application on SQLite that Courier's tests, demo and
+/// benchmarks talk to, started in-process.
+///
+/// ```swift
+/// let server = try await ImageStoreServer.start()          // 127.0.0.1, a free port, a temporary database
+/// let client = APIClient(baseURL: server.baseURL)
+/// …
+/// await server.stop()
+/// ```
+///
+/// Routes today (more arrive with the image store, authentication and XML):
+/// - `/echo` and `/echo/**`, any method: the request as received (method, raw path and query,
+///   headers, Base64 body) as JSON;
+/// - `/status/{code}`, any method: answers that status with `{"status": code}`;
+/// - `GET /delay/{milliseconds}`: answers after the delay;
+/// - `GET /bytes/{count}`: streams `count` bytes, byte `i` being `i % 251` (`?chunked=true` leaves
+///   out `Content-Length`);
+/// - `GET /sample`: a ~300-byte JSON document;
+/// - `/redirect?to=URL&status=302`, any method: a redirect;
+/// - `GET /_counters`: requests per route, as counted by ``requestCount(_:_:)`` (not itself counted).
+public final class ImageStoreServer: Sendable {
+    /// The address the server listens on.
+    public let host: String
+    /// The port the server listens on.
+    public let port: Int
+    /// The SQLite database file.
+    public let databasePath: String
+
+    private let database: ServerDatabase
+    private let counter: RequestCounter
+    private let group: ServiceGroup
+    private let runTask: Mutex<Task<Void, Never>?>
+    private let finished: Task<Void, Never>
+
+    /// `http://host:port`.
+    public var baseURL: URL { URL(string: "http://\(host.contains(":") ? "[\(host)]" : host):\(port)")! }
+
+    private init(
+        host: String, port: Int, database: ServerDatabase, counter: RequestCounter, group: ServiceGroup, runTask: Task<Void, Never>
+    ) {
+        self.host = host
+        self.port = port
+        self.databasePath = database.path
+        self.database = database
+        self.counter = counter
+        self.group = group
+        self.runTask = Mutex(runTask)
+        self.finished = Task { await runTask.value }
+    }
+
+    /// Starts a server and returns once it accepts connections. Without a `logger` it logs
+    /// warnings and errors only.
+    /// - Throws: when the database cannot be opened or the address cannot be bound.
+    public static func start(_ configuration: ServerConfiguration = ServerConfiguration(), logger: Logger? = nil) async throws -> ImageStoreServer {
+        let database = try ServerDatabase.open(path: configuration.databasePath)
+        let counter = RequestCounter()
+        let logger = logger ?? {
+            var quiet = Logger(label: "ImageStoreServer")
+            quiet.logLevel = .warning
+            return quiet
+        }()
+        let router = ServerRouter.build(counter: counter, database: database)
+        let ready = StartSignal()
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "ImageStoreServer"),
+            onServerRunning: { channel in ready.succeed(channel.localAddress?.port ?? configuration.port) },
+            logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        let runTask = Task {
+            do {
+                try await group.run()
+                ready.fail(ServerStartError("the server stopped before it started listening"))
+            } catch {
+                ready.fail(error)
+            }
+        }
+        do {
+            let port = try await ready.wait()
+            return ImageStoreServer(
+                host: configuration.host, port: port, database: database, counter: counter, group: group, runTask: runTask)
+        } catch {
+            runTask.cancel()
+            await runTask.value
+            database.removeIfTemporary()
+            throw error
+        }
+    }
+
+    /// Stops accepting connections, lets requests in flight finish (for up to `gracePeriod`, after
+    /// which they are cancelled), and deletes a temporary database. Calling it again only waits.
+    public func stop(gracePeriod: Duration = .seconds(2)) async {
+        guard let task = runTask.withLock({ task in defer { task = nil }; return task }) else {
+            return await finished.value
+        }
+        await group.triggerGracefulShutdown()
+        let deadline = Task {
+            try await Task.sleep(for: gracePeriod)
+            task.cancel()
+        }
+        await task.value
+        deadline.cancel()
+        database.removeIfTemporary()
+    }
+
+    /// Returns when the server has stopped (after ``stop()``, or when it failed).
+    public func waitUntilStopped() async { await finished.value }
+
+    /// Requests received by `route` (a pattern as registered, such as `/echo/**` or
+    /// `/status/{code}`), for one method or, with `nil`, all methods.
+    public func requestCount(_ method: String? = nil, _ route: String) -> Int {
+        counter.count(method: method, route: route)
+    }
+
+    /// Every count, keyed `"METHOD /route"`.
+    public var requestCounts: [String: Int] { counter.all }
+
+    /// Sets every count to zero.
+    public func resetCounters() { counter.reset() }
+}
+
+/// Why the server did not start.
+struct ServerStartError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import NIOFoundationCompat
+
+/// Routes for testing HTTP clients: echo, chosen status, delay, byte streams, redirects, counters.
+struct DiagnosticRoutes {
+    /// Largest body `/echo` accepts.
+    static let maximumEchoBody = 256 * 1024 * 1024
+    /// The ~300-byte JSON document `/sample` returns.
+    static let sampleJSON = ByteBuffer(string: #"""
+    {"id":"123","user_name":"fulana22k","email":"fulana22k@example.com","is_first_login":true,"register_date":"2015/08/21 15:45:45","favorite_pizza":{"pizza_id":5,"name":"Catuperoni","number_of_ingredients":null},"ordered_pizzas":[{"pizza_id":5,"name":"Catuperoni","number_of_ingredients":null},{"pizza_id":10,"name":"Calabresa","number_of_ingredients":3}]}
+    """#)
+
+    let counter: RequestCounter
+
+    func add(to router: Router<BasicRequestContext>) {
+        let methods: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete, .head, .options]
+        for method in methods {
+            router.on("echo", method: method, use: echo)
+            router.on("echo/**", method: method, use: echo)
+            router.on("status/{code}", method: method, use: status)
+            router.on("redirect", method: method, use: redirect)
+        }
+        router.get("delay/{milliseconds}", use: delay)
+        router.get("bytes/{count}", use: bytes)
+        router.get("sample", use: sample)
+    }
+
+    func addUncounted(to router: Router<BasicRequestContext>) {
+        router.get("_counters") { _, _ in
+            try jsonResponse(counter.all)
+        }
+    }
+
+    @Sendable func echo(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        var request = request
+        let body = try await request.collectBody(upTo: Self.maximumEchoBody)
+        let reply = EchoReply(
+            method: request.method.rawValue,
+            path: request.uri.path,
+            query: request.uri.query,
+            headers: request.headers.map { [$0.name.rawName, $0.value] },
+            body: Data(buffer: body).base64EncodedString())
+        return try jsonResponse(reply)
+    }
+
+    @Sendable func status(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let code = try context.parameters.require("code", as: Int.self)
+        guard (100...599).contains(code) else { throw HTTPError(.badRequest, message: "A status code is between 100 and 599.") }
+        return try jsonResponse(["status": code], status: .init(code: code))
+    }
+
+    @Sendable func delay(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let milliseconds = try context.parameters.require("milliseconds", as: Int.self)
+        try await Task.sleep(for: .milliseconds(min(max(milliseconds, 0), 60_000)))
+        return try jsonResponse(["delayed": milliseconds])
+    }
+
+    /// `count` bytes where byte `i` is `i % 251`, in 64 KiB writes; `?chunked=true` leaves out
+    /// `Content-Length`.
+    @Sendable func bytes(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let count = try context.parameters.require("count", as: Int.self)
+        guard (0...(1 << 32)).contains(count) else { throw HTTPError(.badRequest, message: "count must be between 0 and 2^32.") }
+        let chunked = request.uri.queryParameters.get("chunked") == "true"
+        let body = ResponseBody(contentLength: chunked ? nil : count) { writer in
+            var offset = 0
+            while offset < count {
+                let size = min(64 * 1024, count - offset)
+                var buffer = ByteBufferAllocator().buffer(capacity: size)
+                for index in offset..<(offset + size) { buffer.writeInteger(UInt8(index % 251)) }
+                try await writer.write(buffer)
+                offset += size
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: body)
+    }
+
+    @Sendable func sample(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: Self.sampleJSON))
+    }
+
+    /// Redirects to `?to=` with `?status=` (302 by default).
+    @Sendable func redirect(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        guard let target = request.uri.queryParameters.get("to") else {
+            throw HTTPError(.badRequest, message: "Give the target as ?to=URL.")
+        }
+        let code = request.uri.queryParameters.get("status", as: Int.self) ?? 302
+        guard (300...399).contains(code) else { throw HTTPError(.badRequest, message: "A redirect status is between 300 and 399.") }
+        return Response(status: .init(code: code), headers: [.location: target])
+    }
+}
+
+/// A JSON response with sorted keys.
+func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    let data = try encoder.encode(value)
+    return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(data: data)))
+}

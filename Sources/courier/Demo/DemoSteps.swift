@@ -1,0 +1,143 @@
+import Courier
+import Dispatch
+import Foundation
+import ImageStoreServer
+import Synchronization
+
+/// A seed-shaped user, as `/sample` returns it.
+struct DemoUser: Decodable, Sendable {
+    struct Pizza: Decodable, Sendable {
+        var pizzaId: Int
+        var name: String
+        var numberOfIngredients: Int?
+    }
+
+    var id: String
+    var userName: String
+    var email: String
+    var isFirstLogin: Bool
+    var favoritePizza: Pizza
+    var orderedPizzas: [Pizza]
+}
+
+/// The steps of the tour, one method each.
+struct DemoSteps {
+    let client: APIClient
+    let server: ImageStoreServer
+    let narrator: Narrator
+
+    func decodeModel() async throws {
+        narrator.step("A typed GET: Request<DemoUser>(.get, \"sample\")")
+        let response = try await client.send(Request<DemoUser>(.get, "sample"))
+        let user = response.value
+        narrator.say("Got \(user.userName) <\(user.email)>, favourite pizza \(user.favoritePizza.name), \(user.orderedPizzas.count) orders.")
+        narrator.say("Status \(response.statusCode), request \(response.requestID), \(response.data.count) bytes in \(response.duration.formatted).")
+        try demand(user.orderedPizzas.map(\.pizzaId) == [5, 10], "the ordered pizzas did not decode")
+    }
+
+    func bodyAndQuery() async throws {
+        narrator.step("A POST with body parameters and URL parameters at once (seed 001)")
+        let request = Request<EchoReply>(
+            .post, "echo/users", query: ["invite": "abc 123", "filter": ["tags": ["a", "b"]]],
+            body: ["name": "Ana", "age": 31, "address": ["city": "São Paulo"]])
+        let echo = try await client.send(request).value
+        let body = String(decoding: Data(base64Encoded: echo.body) ?? Data(), as: UTF8.self)
+        narrator.say("The server saw: \(echo.method) \(echo.path)?\(echo.query ?? "")")
+        narrator.say("Content-Type: \(echo.header("content-type") ?? "none"); body: \(body)")
+        try demand(body == #"{"address":{"city":"São Paulo"},"age":31,"name":"Ana"}"#, "the JSON body was not what was sent")
+        try demand(echo.query == "filter%5Btags%5D%5B%5D=a&filter%5Btags%5D%5B%5D=b&invite=abc%20123", "the query was not encoded as documented")
+    }
+
+    func groupInjection() async throws {
+        narrator.step("A request group that adds the user's e-mail to every request (seed 001's subclass, as a value)")
+        let group = RequestGroup(apiPath: "echo", headers: ["X-Client": "demo"], bodyParameters: ["email": "ana@example.com"])
+        let request: Request<EchoReply> = group.request(.post, "profile", body: ["name": "Ana"], encoderIsForm: true)
+        let echo = try await client.send(request).value
+        let body = String(decoding: Data(base64Encoded: echo.body) ?? Data(), as: UTF8.self)
+        narrator.say("\(echo.method) \(echo.path), X-Client: \(echo.header("x-client") ?? "none"), form body: \(body)")
+        try demand(body == "email=ana%40example.com&name=Ana", "the group's parameter was not injected")
+    }
+
+    func downloadWithProgress() async throws {
+        narrator.step("Downloading 1 MiB with a progress bar")
+        let bar = ProgressBar(narrator: narrator)
+        var request = Request<Data>(.get, "bytes/1048576")
+        request.downloadProgress = { bar.update($0) }
+        let response = try await client.send(request)
+        try demand(response.data.count == 1_048_576, "the download was \(response.data.count) bytes")
+        try demand(response.data.enumerated().allSatisfy { $0.element == UInt8($0.offset % 251) }, "the downloaded bytes differ")
+        narrator.say("All 1,048,576 bytes arrived intact.")
+    }
+
+    func callbackAndCancel() async throws {
+        narrator.step("Callback style on a chosen queue, then cancelling a slow request")
+        let queue = DispatchQueue(label: "demo.callbacks")
+        let key = DispatchSpecificKey<String>()
+        queue.setSpecific(key: key, value: "demo.callbacks")
+        let label = await withCheckedContinuation { continuation in
+            client.request(Request<JSONValue>(.get, "sample").callback(on: queue)) { result in
+                let queueName = DispatchQueue.getSpecific(key: key) ?? "another queue"
+                continuation.resume(returning: "\(queueName) → \(Self.describe(result))")
+            }
+        }
+        narrator.say("Completion ran on \(label)")
+        let cancelled: CourierError? = await withCheckedContinuation { continuation in
+            let task = client.request(Request<Data>(.get, "delay/5000")) { result in
+                if case .failure(let error) = result { continuation.resume(returning: error) } else { continuation.resume(returning: nil) }
+            }
+            narrator.say("Started \(task.id), cancelling it…")
+            task.cancel()
+        }
+        try demand(cancelled?.isCancelled == true, "cancelling did not report a cancellation")
+        narrator.say("The callback reported: \(cancelled!.message)")
+    }
+
+    func errors() async throws {
+        narrator.step("Errors are typed and say what went wrong")
+        do {
+            _ = try await client.send(Request<JSONValue>(.get, "status/404"))
+            throw DemoFailure("a 404 did not throw")
+        } catch let error as CourierError {
+            try demand(error.kind == .httpStatus(404), "a 404 was classified as \(error.kind)")
+            narrator.say("404 → .\(error.kind): \(error.message)")
+        }
+        let closed = APIClient(baseURL: URL(string: "http://127.0.0.1:1")!, transport: client.transport)
+        do {
+            _ = try await closed.send(Request<JSONValue>(.get, "anything"))
+            throw DemoFailure("a closed port did not throw")
+        } catch let error as CourierError {
+            try demand(error.kind == .cannotConnect, "a closed port was classified as \(error.kind)")
+            narrator.say("Closed port → .\(error.kind): \(error.message)")
+        }
+        do {
+            _ = try await client.send(Request<JSONValue>(.get, "http://exa mple.com:99999/x"))
+            throw DemoFailure("an invalid URL did not throw")
+        } catch let error as CourierError {
+            narrator.say("Bad URL → .\(error.kind): \(error.message)")
+        }
+    }
+
+    private static func describe(_ result: Result<Response<JSONValue>, CourierError>) -> String {
+        switch result {
+        case .success(let response): "\(response.statusCode) for \(response.requestID), user \(response.value["user_name"]?.stringValue ?? "?")"
+        case .failure(let error): "error: \(error.message)"
+        }
+    }
+}
+
+extension RequestGroup {
+    /// A request of the group sent as a form (a demo shortcut).
+    func request<Value: Decodable & Sendable>(_ method: HTTPMethod, _ path: String, body: RequestBody, encoderIsForm: Bool) -> Request<Value> {
+        var request: Request<Value> = self.request(method, path, body: body)
+        if encoderIsForm { request.encoder = URLFormParameterEncoder() }
+        return request
+    }
+}
+
+extension Duration {
+    /// Milliseconds with one decimal.
+    var formatted: String {
+        let ms = Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
+        return String(format: "%.1f ms", ms)
+    }
+}

@@ -1,0 +1,42 @@
+import Courier
+import Foundation
+import Synchronization
+
+/// Prints the demo's narration.
+final class Narrator: Sendable {
+    private let stepNumber = Mutex(0)
+
+    func title(_ text: String) { print("\n== \(text) ==") }
+
+    func step(_ text: String) {
+        let number = stepNumber.withLock { value in
+            value += 1
+            return value
+        }
+        print("\n\(number). \(text)")
+    }
+
+    func say(_ text: String) { print("   \(text)") }
+}
+
+/// A one-line text progress bar.
+final class ProgressBar: Sendable {
+    private let narrator: Narrator
+    private let lastDrawn = Mutex(-1)
+
+    init(narrator: Narrator) { self.narrator = narrator }
+
+    func update(_ progress: TransferProgress) {
+        guard let fraction = progress.fractionCompleted else { return }
+        let percent = Int(fraction * 100)
+        let draw = lastDrawn.withLock { last in
+            guard percent >= last + 10 || (percent == 100 && last != 100) else { return false }
+            last = percent
+            return true
+        }
+        if draw {
+            let filled = percent / 5
+            narrator.say("[" + String(repeating: "#", count: filled) + String(repeating: ".", count: 20 - filled) + "] \(percent)%  \(progress)")
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import ImageStoreServer
+import Logging
+
+/// `courier serve`: runs the sample server until interrupted.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve", abstract: "Run the sample image-store server until interrupted (Ctrl-C).")
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on (0 picks a free one).")
+    var port = 8080
+
+    @Option(help: "The SQLite database file (default: a temporary file deleted on exit).")
+    var database: String?
+
+    func run() async throws {
+        var logger = Logger(label: "courier.serve")
+        logger.logLevel = .info
+        let server: ImageStoreServer
+        do {
+            server = try await ImageStoreServer.start(
+                ServerConfiguration(host: host, port: port, databasePath: database), logger: logger)
+        } catch {
+            throw ValidationError("Could not start the server on \(host):\(port): \(error)")
+        }
+        print("ImageStoreServer listening on \(server.baseURL.absoluteString) (database: \(server.databasePath)); Ctrl-C to stop.")
+        let signals = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { Task { await server.stop() } }
+            source.resume()
+            return source
+        }
+        await server.waitUntilStopped()
+        signals.forEach { $0.cancel() }
+        print("Stopped.")
+    }
+}

@@ -1,0 +1,29 @@
+import Testing
+import Courier
+import CourierAsyncHTTPClient
+
+/// The transports every end-to-end test runs on.
+enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case urlSession
+    case asyncHTTPClient
+
+    var testDescription: String { rawValue }
+
+    /// Runs `body` with a new transport of this kind, shutting it down afterwards.
+    func with<T>(_ body: (any HTTPTransport) async throws -> T) async throws -> T {
+        switch self {
+        case .urlSession:
+            return try await body(URLSessionTransport())
+        case .asyncHTTPClient:
+            let transport = AsyncHTTPClientTransport()
+            do {
+                let result = try await body(transport)
+                try await transport.shutdown()
+                return result
+            } catch {
+                try? await transport.shutdown()
+                throw error
+            }
+        }
+    }
+}
