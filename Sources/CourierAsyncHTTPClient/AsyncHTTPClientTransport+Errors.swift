@@ -18,7 +18,7 @@ extension AsyncHTTPClientTransport {
             case .cancelled:
                 return CourierError(.cancelled, "The request was cancelled.", url: url, underlyingError: error)
             case .deadlineExceeded, .readTimeout, .writeTimeout:
-                return CourierError(.timedOut, "\(host) did not respond within \(Int(request.timeout)) seconds.", url: url, underlyingError: error)
+                return CourierError(.timedOut, "\(host) did not respond within \(request.timeout.formattedSeconds) seconds.", url: url, underlyingError: error)
             case .connectTimeout, .getConnectionFromPoolTimeout:
                 return CourierError(.timedOut, "Connecting to \(host) timed out.", url: url, underlyingError: error)
             case .invalidURL, .emptyHost, .emptyScheme:

@@ -41,6 +41,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     public init(configuration: Configuration = Configuration()) {
         var pool = HTTPClient.Configuration.ConnectionPool(idleTimeout: .init(configuration.idleTimeout))
         pool.concurrentHTTP1ConnectionsPerHostSoftLimit = configuration.maximumConnectionsPerHost
+        pool.retryConnectionEstablishment = false  // a refused connection fails now, not at the connect timeout
         let clientConfiguration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             timeout: .init(connect: .init(configuration.connectTimeout), read: configuration.readTimeout.map { .init($0) }),

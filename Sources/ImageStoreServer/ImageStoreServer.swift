@@ -22,7 +22,7 @@ import Synchronization
 /// - `GET /bytes/{count}`: streams `count` bytes, byte `i` being `i % 251` (`?chunked=true` leaves
 ///   out `Content-Length`);
 /// - `GET /sample`: a ~300-byte JSON document;
-/// - `/redirect?to=URL&status=302`, any method: a redirect;
+/// - `/redirect?to=URL&status=302`, any method: a redirect; `/redirect/loop` redirects to itself;
 /// - `GET /_counters`: requests per route, as counted by ``requestCount(_:_:)`` (not itself counted).
 public final class ImageStoreServer: Sendable {
     /// The address the server listens on.
@@ -116,6 +116,17 @@ public final class ImageStoreServer: Sendable {
     /// `/status/{code}`), for one method or, with `nil`, all methods.
     public func requestCount(_ method: String? = nil, _ route: String) -> Int {
         counter.count(method: method, route: route)
+    }
+
+    /// Requests received by `route` with any method.
+    public func requestCount(_ route: String) -> Int {
+        counter.count(method: nil, route: route)
+    }
+
+    /// Returns once `route` has received at least `count` requests (of `method`, or of any method
+    /// with `nil`): a way for tests to act at a known point without sleeping.
+    public func waitForRequests(_ method: String? = nil, _ route: String, count: Int = 1) async {
+        await counter.wait(method: method, route: route, count: count)
     }
 
     /// Every count, keyed `"METHOD /route"`.

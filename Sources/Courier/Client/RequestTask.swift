@@ -36,6 +36,12 @@ public final class RequestTask: Sendable {
     /// Whether the callback has been scheduled (with a result or a cancellation).
     public var isFinished: Bool { state.withLock { $0.finished } }
 
+    /// Returns when the request's work has ended, after its callback was scheduled (or dropped,
+    /// because a cancellation was reported first).
+    public func waitUntilFinished() async {
+        await state.withLock { $0.task }?.value
+    }
+
     func attach(_ task: Task<Void, Never>) {
         let cancelled = state.withLock { state in
             state.task = task

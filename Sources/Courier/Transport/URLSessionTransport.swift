@@ -49,7 +49,18 @@ public final class URLSessionTransport: HTTPTransport {
         }
         let exchange = URLSessionExchange(request: request, observer: observer)
         delegate.register(exchange, for: task)
-        defer { delegate.unregister(task) }
+        // swift-corelibs-foundation does not enforce URLRequest.timeoutInterval as a deadline, so the
+        // transport keeps its own, the same on every platform.
+        let deadline = Task {
+            try await Task.sleep(for: .seconds(request.timeout))
+            exchange.finish(.failure(CourierError(
+                .timedOut, "\(request.url.hostAndPort) did not respond within \(request.timeout.formattedSeconds) seconds.", url: request.url)))
+            task.cancel()
+        }
+        defer {
+            deadline.cancel()
+            delegate.unregister(task)
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 exchange.attach(continuation)

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import NIOFoundationCompat
+import ServiceLifecycle
 
 /// Routes for testing HTTP clients: echo, chosen status, delay, byte streams, redirects, counters.
 struct DiagnosticRoutes {
@@ -13,6 +14,11 @@ struct DiagnosticRoutes {
     {"id":"123","user_name":"fulana22k","email":"fulana22k@example.com","is_first_login":true,"register_date":"2015/08/21 15:45:45","favorite_pizza":{"pizza_id":5,"name":"Catuperoni","number_of_ingredients":null},"ordered_pizzas":[{"pizza_id":5,"name":"Catuperoni","number_of_ingredients":null},{"pizza_id":10,"name":"Calabresa","number_of_ingredients":3}]}
     """#)
 
+    /// The size of the writes of `/bytes`.
+    static let chunkSize = 64 * 1024
+    /// Bytes `i % 251` for `i` in `0..<chunkSize + 251`: any chunk of `/bytes` is a slice of it.
+    static let pattern = ByteBuffer(bytes: (0..<(chunkSize + 251)).map { UInt8($0 % 251) })
+
     let counter: RequestCounter
 
     func add(to router: Router<BasicRequestContext>) {
@@ -22,6 +28,7 @@ struct DiagnosticRoutes {
             router.on("echo/**", method: method, use: echo)
             router.on("status/{code}", method: method, use: status)
             router.on("redirect", method: method, use: redirect)
+            router.on("redirect/loop", method: method) { _, _ in Response(status: .found, headers: [.location: "/redirect/loop"]) }
         }
         router.get("delay/{milliseconds}", use: delay)
         router.get("bytes/{count}", use: bytes)
@@ -54,7 +61,9 @@ struct DiagnosticRoutes {
 
     @Sendable func delay(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let milliseconds = try context.parameters.require("milliseconds", as: Int.self)
-        try await Task.sleep(for: .milliseconds(min(max(milliseconds, 0), 60_000)))
+        try await cancelWhenGracefulShutdown {
+            try await Task.sleep(for: .milliseconds(min(max(milliseconds, 0), 60_000)))
+        }
         return try jsonResponse(["delayed": milliseconds])
     }
 
@@ -67,10 +76,8 @@ struct DiagnosticRoutes {
         let body = ResponseBody(contentLength: chunked ? nil : count) { writer in
             var offset = 0
             while offset < count {
-                let size = min(64 * 1024, count - offset)
-                var buffer = ByteBufferAllocator().buffer(capacity: size)
-                for index in offset..<(offset + size) { buffer.writeInteger(UInt8(index % 251)) }
-                try await writer.write(buffer)
+                let size = min(Self.chunkSize, count - offset)
+                try await writer.write(Self.pattern.getSlice(at: offset % 251, length: size)!)
                 offset += size
             }
             try await writer.finish(nil)

@@ -1,0 +1,8 @@
+import Foundation
+
+extension TimeInterval {
+    /// Seconds for messages: `30`, `0.5`.
+    public var formattedSeconds: String {
+        self == rounded() ? String(Int(self)) : String(format: "%g", self)
+    }
+}

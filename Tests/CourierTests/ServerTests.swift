@@ -1,0 +1,59 @@
+import Courier
+import Foundation
+import ImageStoreServer
+import Testing
+
+/// The sample server's skeleton: lifecycle, counters, diagnostic routes.
+@Suite struct ServerTests {
+    @Test func startsOnAFreeLoopbackPortWithATemporaryDatabaseAndStopsCleanly() async throws {
+        let server = try await ImageStoreServer.start()
+        #expect(server.host == "127.0.0.1" && server.port > 0)
+        #expect(FileManager.default.fileExists(atPath: server.databasePath))
+        let client = APIClient(baseURL: server.baseURL)
+        #expect(try await client.send(Request<Data>(.get, "sample")).statusCode == 200)
+        await server.stop()
+        await server.stop()
+        #expect(!FileManager.default.fileExists(atPath: server.databasePath))
+        let error = await #expect(throws: CourierError.self) { try await client.send(Request<Data>(.get, "sample")) }
+        #expect(error?.kind == .cannotConnect)
+    }
+
+    @Test func keepsAGivenDatabaseFileAndFailsClearlyOnABusyPort() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let server = try await ImageStoreServer.start(ServerConfiguration(databasePath: path))
+        await #expect(throws: (any Error).self) {
+            _ = try await ImageStoreServer.start(ServerConfiguration(port: server.port))
+        }
+        await server.stop()
+        #expect(FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func countsRequestsPerRoute() async throws {
+        try await withServer { server in
+            let client = server.client(URLSessionTransport())
+            _ = try await client.send(Request<Data>(.get, "echo/a"))
+            _ = try await client.send(Request<Data>(.post, "echo/b/c"))
+            _ = try await client.send(Request<Data>(.get, "echo"))
+            _ = try? await client.send(Request<Data>(.get, "status/500"))
+            #expect(server.requestCount("GET", "/echo/**") == 1)
+            #expect(server.requestCount("/echo/**") == 2)
+            #expect(server.requestCount("/echo") == 1)
+            #expect(server.requestCount("GET", "/status/{code}") == 1)
+            let counters = try await client.send(Request<[String: Int]>(.get, "_counters")).value
+            #expect(counters == ["GET /echo/**": 1, "POST /echo/**": 1, "GET /echo": 1, "GET /status/{code}": 1])
+            server.resetCounters()
+            #expect(server.requestCounts.isEmpty)
+        }
+    }
+
+    @Test func rejectsBadDiagnosticParameters() async throws {
+        try await withServer { server in
+            let client = server.client(URLSessionTransport())
+            for path in ["status/99", "status/abc", "redirect", "redirect?to=/x&status=200", "bytes/-1"] {
+                let error = await #expect(throws: CourierError.self) { try await client.send(Request<Data>(.get, path)) }
+                #expect(error?.kind == .httpStatus(400), "\(path)")
+            }
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Courier
+import Foundation
+import ImageStoreServer
+import Testing
+
+/// How base URL, API path, path and query combine. These run without a network (they inspect the
+/// wire request the client prepares); the last test checks the server sees the same path.
+@Suite struct URLBuildingTests {
+    func url(base: String, apiPath: String = "", path: String, query: Parameters = [:]) throws -> String {
+        let client = APIClient(baseURL: URL(string: base)!, apiPath: apiPath)
+        return try client.transportRequest(for: Request<Data>(.get, path, query: query)).url.absoluteString
+    }
+
+    @Test(arguments: [
+        ("https://api.example.com", "v1", "users", "https://api.example.com/v1/users"),
+        ("https://api.example.com/", "v1/", "users", "https://api.example.com/v1/users"),
+        ("https://api.example.com/", "/v1/", "/users", "https://api.example.com/v1/users"),
+        ("https://api.example.com//", "//v1//", "//users", "https://api.example.com/v1/users"),
+        ("https://api.example.com", "", "users", "https://api.example.com/users"),
+        ("https://api.example.com", "/", "/users", "https://api.example.com/users"),
+        ("https://api.example.com/base", "api/v1", "users/42", "https://api.example.com/base/api/v1/users/42"),
+        ("https://api.example.com", "v1", "users/", "https://api.example.com/v1/users/"),
+        ("https://api.example.com", "v1", "", "https://api.example.com/v1"),
+        ("http://127.0.0.1:8080", "v1", "users", "http://127.0.0.1:8080/v1/users"),
+    ])
+    func joinsWithExactlyOneSlash(base: String, apiPath: String, path: String, expected: String) throws {
+        #expect(try url(base: base, apiPath: apiPath, path: path) == expected)
+    }
+
+    @Test func absolutePathReplacesBaseAndAPIPath() throws {
+        #expect(try url(base: "https://api.example.com", apiPath: "v1", path: "https://cdn.example.org/a b.png") == "https://cdn.example.org/a%20b.png")
+        #expect(try url(base: "https://api.example.com", apiPath: "v1", path: "HTTP://other.example.com:81/x") == "HTTP://other.example.com:81/x")
+    }
+
+    @Test func pathIsPercentEncodedOnce() throws {
+        #expect(try url(base: "https://a.example", path: "files/my file.txt") == "https://a.example/files/my%20file.txt")
+        #expect(try url(base: "https://a.example", path: "files/my%20file.txt") == "https://a.example/files/my%20file.txt")
+        #expect(try url(base: "https://a.example", path: "cidades/São Paulo") == "https://a.example/cidades/S%C3%A3o%20Paulo")
+        #expect(try url(base: "https://a.example", path: "100%/done") == "https://a.example/100%25/done")
+        #expect(try url(base: "https://a.example", path: "a:b@c/d;e=f") == "https://a.example/a:b@c/d;e=f")
+    }
+
+    @Test func queryInPathIsKeptAndParametersAppended() throws {
+        #expect(try url(base: "https://a.example", path: "search?q=a b", query: ["page": 2]) == "https://a.example/search?q=a%20b&page=2")
+        #expect(try url(base: "https://a.example", path: "search?", query: ["page": 2]) == "https://a.example/search?page=2")
+        #expect(try url(base: "https://a.example", path: "x#frag") == "https://a.example/x")
+    }
+
+    @Test func perRequestBaseURLAndAPIPath() throws {
+        let client = APIClient(baseURL: URL(string: "https://api.example.com")!, apiPath: "v1")
+        var request = Request<Data>(.get, "me")
+        request.baseURL = URL(string: "https://auth.example.com/api")
+        request.apiPath = ""
+        #expect(try client.transportRequest(for: request).url.absoluteString == "https://auth.example.com/api/me")
+    }
+
+    @Test(arguments: ["not a url", "example.com", "ftp://files.example.com", "mailto:someone@example.com"])
+    func invalidBaseURLIsATypedError(base: String) throws {
+        let client = APIClient(baseURL: URL(string: base.replacingOccurrences(of: " ", with: "%20"))!)
+        let error = #expect(throws: CourierError.self) { try client.transportRequest(for: Request<Data>(.get, "x")) }
+        #expect(error?.kind == .invalidURL)
+        #expect(error?.message.contains("not an absolute http or https URL") == true)
+    }
+
+    @Test func invalidAbsolutePathsAreTypedErrors() throws {
+        let client = APIClient(baseURL: URL(string: "https://api.example.com")!)
+        for path in ["ftp://x.example/file", "http://exa mple.com/x", "http://"] {
+            let error = #expect(throws: CourierError.self) { try client.transportRequest(for: Request<Data>(.get, path)) }
+            #expect(error?.kind == .invalidURL, "\(path)")
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func serverSeesTheEncodedPathAndQuery(kind: TransportKind) async throws {
+        try await withServer { server in
+            try await kind.with { transport in
+                let client = server.client(transport, apiPath: "/echo/")
+                let echo = try await client.send(Request<EchoReply>(.get, "/a b/ç", query: ["q": "x&y=z", "n": 1])).value
+                #expect(echo.path == "/echo/a%20b/%C3%A7")
+                #expect(echo.query == "n=1&q=x%26y%3Dz")
+            }
+        }
+    }
+}
