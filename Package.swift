@@ -62,6 +62,8 @@ let package = Package(
                 "CourierAsyncHTTPClient",
                 "ImageStoreServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ]
         ),
         .testTarget(

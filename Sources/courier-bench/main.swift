@@ -1,1 +1,18 @@
-print(1)
+import Foundation
+
+/// `courier-bench SUITE [--rounds N]`: speed ratios against baselines measured in the same run.
+let arguments = Array(CommandLine.arguments.dropFirst())
+let suites: [String: @Sendable (BenchOptions) async throws -> Void] = [
+    "transport": { try await TransportBenchmark(options: $0).run() },
+]
+
+guard let name = arguments.first, let suite = suites[name] else {
+    FileHandle.standardError.write(Data("usage: courier-bench \(suites.keys.sorted().joined(separator: "|")) [--rounds N] [--scale X]\n".utf8))
+    exit(2)
+}
+do {
+    try await suite(try BenchOptions(arguments.dropFirst()))
+} catch {
+    FileHandle.standardError.write(Data("courier-bench \(name) failed: \(error)\n".utf8))
+    exit(1)
+}

@@ -1,0 +1,27 @@
+/// Command-line options shared by the suites.
+struct BenchOptions: Sendable {
+    /// Alternating rounds per pair (more rounds, less noise).
+    var rounds = 5
+    /// Multiplies every request count (0.1 for a quick look).
+    var scale = 1.0
+
+    init(_ arguments: ArraySlice<String>) throws {
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--rounds": rounds = Int(iterator.next() ?? "") ?? rounds
+            case "--scale": scale = Double(iterator.next() ?? "") ?? scale
+            default: throw BenchError("unknown option \(argument)")
+            }
+        }
+    }
+
+    /// `count` scaled, at least `minimum`.
+    func scaled(_ count: Int, minimum: Int = 8) -> Int { max(minimum, Int(Double(count) * scale)) }
+}
+
+/// A benchmark that could not run or saw a wrong answer.
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

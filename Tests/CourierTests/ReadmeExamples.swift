@@ -1,0 +1,98 @@
+// Every Swift block of README.md, verbatim, so that the README's examples compile.
+// ReadmeTests checks that the two agree; change both together.
+
+import Courier
+import Foundation
+
+struct Pizza: Decodable, Sendable {
+    var pizzaId: Int
+    var name: String
+}
+
+struct User: Decodable, Sendable {
+    var id: String
+    var userName: String
+    var favoritePizza: Pizza
+}
+
+func quickStart(baseURL: URL) async throws {
+    var configuration = ClientConfiguration(baseURL: baseURL, apiPath: "")
+    let decoder = JSONDecoder()
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    configuration.decoder = decoder
+    let client = APIClient(configuration: configuration)
+
+    // async/await: a typed value plus status, headers, request id and duration
+    let response = try await client.send(Request<User>(.get, "sample"))
+    print(response.value.userName, response.statusCode, response.requestID, response.duration)
+
+    // body parameters and URL parameters on the same POST; JSON unless you choose another encoder
+    let created = try await client.send(Request<JSONValue>(
+        .post, "echo/users", query: ["invite": "abc"], body: ["name": "Ana", "tags": ["a", "b"]]))
+    print(created.value)
+
+    // errors are one typed error you can switch over
+    do {
+        _ = try await client.send(Request<JSONValue>(.get, "status/404"))
+    } catch {
+        if case .httpStatus(404) = error.kind { print("not found:", error.message) }
+    }
+}
+
+import Courier
+import Dispatch
+import Foundation
+
+func download(with client: APIClient) -> RequestTask {
+    var request = Request<Data>(.get, "bytes/1048576")
+    request.callbackQueue = DispatchQueue(label: "downloads")      // per request; else the client's
+    request.downloadProgress = { progress in
+        print("\(progress.completed) of \(progress.total ?? -1) bytes")
+    }
+    let task = client.request(request) { result in                 // called exactly once
+        switch result {
+        case .success(let response): print("got \(response.value.count) bytes, request \(response.requestID)")
+        case .failure(let error) where error.isCancelled: print("cancelled")
+        case .failure(let error): print(error.message)
+        }
+    }
+    print("started request \(task.id)")
+    return task                                                     // task.cancel() reports .cancelled once
+}
+
+import Courier
+import Foundation
+
+struct Invoice: Decodable, Sendable {
+    var id: Int
+}
+
+enum BillingAPI {
+    /// Every request of the group goes to the billing host and carries the user's e-mail.
+    static func group(email: String) -> RequestGroup {
+        RequestGroup(
+            baseURL: URL(string: "https://billing.example.com"), apiPath: "v2",
+            headers: ["X-Client": "ios"], bodyParameters: ["email": .string(email)])
+    }
+
+    static func invoices(email: String) -> Request<[Invoice]> {
+        group(email: email).request(.get, "invoices", query: ["page": 1])
+    }
+
+    static func pay(_ invoice: Invoice, email: String) -> Request<JSONValue> {
+        group(email: email).request(.post, "invoices/\(invoice.id)/payments", body: ["method": "card"])
+    }
+}
+
+import Courier
+import CourierAsyncHTTPClient
+import Foundation
+
+func makeServerSideClient() -> (APIClient, AsyncHTTPClientTransport) {
+    var settings = AsyncHTTPClientTransport.Configuration()
+    settings.maximumConnectionsPerHost = 16
+    settings.connectTimeout = .seconds(5)
+    let transport = AsyncHTTPClientTransport(configuration: settings)   // call shutdown() when done
+    let client = APIClient(baseURL: URL(string: "https://api.example.com")!, apiPath: "v1", transport: transport)
+    return (client, transport)
+}

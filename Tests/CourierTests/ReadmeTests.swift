@@ -1,0 +1,52 @@
+import Courier
+import Foundation
+import ImageStoreServer
+import Testing
+
+/// The README's examples compile (they stand in ReadmeExamples.swift) and run.
+@Suite struct ReadmeTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func everySwiftBlockOfTheReadmeIsCompiled() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let examples = try String(contentsOf: Self.root.appendingPathComponent("Tests/CourierTests/ReadmeExamples.swift"), encoding: .utf8)
+        let blocks = readme.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+        #expect(blocks.count >= 4)
+        for block in blocks where !block.hasPrefix("// Package.swift") {
+            #expect(examples.contains(block), "README block not in ReadmeExamples.swift:\n\(block)")
+        }
+    }
+
+    @Test func quickStartRunsAgainstTheSampleServer() async throws {
+        try await withServer { server in
+            try await quickStart(baseURL: server.baseURL)
+            #expect(server.requestCount("GET", "/sample") == 1)
+            #expect(server.requestCount("POST", "/echo/**") == 1)
+            #expect(server.requestCount("GET", "/status/{code}") == 1)
+        }
+    }
+
+    @Test func downloadExampleRuns() async throws {
+        try await withServer { server in
+            let task = download(with: APIClient(baseURL: server.baseURL, transport: URLSessionTransport()))
+            await task.waitUntilFinished()
+            #expect(!task.isCancelled && task.isFinished)
+        }
+    }
+
+    @Test func groupExampleBuildsTheDocumentedRequests() throws {
+        let client = APIClient(baseURL: URL(string: "https://api.example.com")!)
+        let list = try client.transportRequest(for: BillingAPI.invoices(email: "ana@example.com"))
+        #expect(list.url.absoluteString == "https://billing.example.com/v2/invoices?email=ana%40example.com&page=1")
+        let pay = try client.transportRequest(for: BillingAPI.pay(Invoice(id: 7), email: "ana@example.com"))
+        #expect(pay.url.absoluteString == "https://billing.example.com/v2/invoices/7/payments")
+        #expect(String(decoding: pay.body ?? Data(), as: UTF8.self) == #"{"email":"ana@example.com","method":"card"}"#)
+        #expect(pay.headers["X-Client"] == "ios")
+    }
+
+    @Test func transportExampleBuilds() async throws {
+        let (client, transport) = makeServerSideClient()
+        #expect(client.configuration.apiPath == "v1")
+        try await transport.shutdown()
+    }
+}
