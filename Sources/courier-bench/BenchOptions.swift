@@ -1,7 +1,7 @@
 /// Command-line options shared by the suites.
 struct BenchOptions: Sendable {
     /// Alternating rounds per pair (more rounds, less noise).
-    var rounds = 5
+    var rounds = 12
     /// Multiplies every request count (0.1 for a quick look).
     var scale = 1.0
 

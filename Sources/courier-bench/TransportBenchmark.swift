@@ -32,8 +32,8 @@ struct TransportBenchmark {
         let server = try await ImageStoreServer.start()
         defer { Task { await server.stop() } }
         let workloads = [
-            Workload(name: "small", path: "sample", counts: [1: options.scaled(2000), 32: options.scaled(6000)], expectedBytes: nil),
-            Workload(name: "1mb", path: "bytes/1048576", counts: [1: options.scaled(150), 32: options.scaled(300)], expectedBytes: 1_048_576),
+            Workload(name: "small", path: "sample", counts: [1: options.scaled(600), 32: options.scaled(2000)], expectedBytes: nil),
+            Workload(name: "1mb", path: "bytes/1048576", counts: [1: options.scaled(60), 32: options.scaled(120)], expectedBytes: 1_048_576),
         ]
         var ahcConfiguration = AsyncHTTPClientTransport.Configuration()
         ahcConfiguration.maximumConnectionsPerHost = 32

@@ -46,6 +46,18 @@ final class URLSessionExchange: Sendable {
         continuation?.resume(with: result)
     }
 
+    /// Ends a completion-handler task.
+    func complete(data: Data?, response: URLResponse?, error: (any Error)?) {
+        if let error {
+            return finish(.failure(URLSessionTransport.courierError(for: error, request: request)))
+        }
+        guard let response = response as? HTTPURLResponse else {
+            return finish(.failure(CourierError(.transport, "The server closed the connection without a response.", url: request.url)))
+        }
+        finish(.success(TransportResponse(
+            url: response.url ?? request.url, statusCode: response.statusCode, headers: Self.headers(of: response), body: data ?? Data())))
+    }
+
     func didReceive(_ response: HTTPURLResponse) {
         state.withLock { state in
             state.response = response

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -34,6 +35,9 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     /// Sends `request` on the session; returns 3xx responses without following them.
+    ///
+    /// Without progress observers a task with a completion handler is used (the fastest path);
+    /// with them, a delegate-driven task reports each event.
     public func send(_ request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
         if Task.isCancelled { throw CourierError.cancelled(request.url) }
         var urlRequest = URLRequest(url: request.url, timeoutInterval: request.timeout)
@@ -41,22 +45,32 @@ public final class URLSessionTransport: HTTPTransport {
         for field in request.headers {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
         }
-        let task: URLSessionTask
-        if let body = request.body, !body.isEmpty {
-            task = session.uploadTask(with: urlRequest, from: body)
-        } else {
-            task = session.dataTask(with: urlRequest)
-        }
         let exchange = URLSessionExchange(request: request, observer: observer)
-        delegate.register(exchange, for: task)
+        let body = request.body.flatMap { $0.isEmpty ? nil : $0 }
+        let task: URLSessionTask
+        if observer.upload == nil, observer.download == nil {
+            // No progress wanted: one completion callback instead of a delegate call per event.
+            let completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in
+                exchange.complete(data: data, response: response, error: error)
+            }
+            if let body {
+                task = session.uploadTask(with: urlRequest, from: body, completionHandler: completion)
+            } else {
+                task = session.dataTask(with: urlRequest, completionHandler: completion)
+            }
+        } else {
+            task = body.map { session.uploadTask(with: urlRequest, from: $0) } ?? session.dataTask(with: urlRequest)
+            delegate.register(exchange, for: task)
+        }
         // swift-corelibs-foundation does not enforce URLRequest.timeoutInterval as a deadline, so the
         // transport keeps its own, the same on every platform.
-        let deadline = Task {
-            try await Task.sleep(for: .seconds(request.timeout))
+        let deadline = DispatchWorkItem {
             exchange.finish(.failure(CourierError(
-                .timedOut, "\(request.url.hostAndPort) did not respond within \(request.timeout.formattedSeconds) seconds.", url: request.url)))
+                .timedOut, "\(request.url.hostAndPort) did not respond within \(request.timeout.formattedSeconds) seconds.",
+                url: request.url)))
             task.cancel()
         }
+        DispatchQueue.global().asyncAfter(deadline: .now() + request.timeout, execute: deadline)
         defer {
             deadline.cancel()
             delegate.unregister(task)
