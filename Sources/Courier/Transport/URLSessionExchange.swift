@@ -46,18 +46,6 @@ final class URLSessionExchange: Sendable {
         continuation?.resume(with: result)
     }
 
-    /// Ends a completion-handler task.
-    func complete(data: Data?, response: URLResponse?, error: (any Error)?) {
-        if let error {
-            return finish(.failure(URLSessionTransport.courierError(for: error, request: request)))
-        }
-        guard let response = response as? HTTPURLResponse else {
-            return finish(.failure(CourierError(.transport, "The server closed the connection without a response.", url: request.url)))
-        }
-        finish(.success(TransportResponse(
-            url: response.url ?? request.url, statusCode: response.statusCode, headers: Self.headers(of: response), body: data ?? Data())))
-    }
-
     func didReceive(_ response: HTTPURLResponse) {
         state.withLock { state in
             state.response = response
@@ -94,7 +82,7 @@ final class URLSessionExchange: Sendable {
             return (
                 TransportResponse(
                     url: response.url ?? request.url, statusCode: response.statusCode,
-                    headers: Self.headers(of: response), body: state.body),
+                    headers: URLSessionTransport.headers(of: response), body: state.body),
                 state.uploadReported, Int64(state.body.count))
         }
         guard let (response, uploaded, received) = outcome else {
@@ -106,13 +94,5 @@ final class URLSessionExchange: Sendable {
         }
         observer.download?(TransferProgress(completed: received, total: received))
         finish(.success(response))
-    }
-
-    private static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
-        var headers = HTTPHeaders()
-        for (name, value) in response.allHeaderFields {
-            headers.add(name: "\(name)", value: "\(value)")
-        }
-        return headers
     }
 }
