@@ -4,6 +4,8 @@ struct BenchOptions: Sendable {
     var rounds = 12
     /// Multiplies every request count (0.1 for a quick look).
     var scale = 1.0
+    /// Runs only the measurements whose name contains this text.
+    var only: String?
 
     init(_ arguments: ArraySlice<String>) throws {
         var iterator = arguments.makeIterator()
@@ -11,10 +13,14 @@ struct BenchOptions: Sendable {
             switch argument {
             case "--rounds": rounds = Int(iterator.next() ?? "") ?? rounds
             case "--scale": scale = Double(iterator.next() ?? "") ?? scale
+            case "--only": only = iterator.next()
             default: throw BenchError("unknown option \(argument)")
             }
         }
     }
+
+    /// Whether the measurement called `name` is selected.
+    func selects(_ name: String) -> Bool { only.map { name.contains($0) } ?? true }
 
     /// `count` scaled, at least `minimum`.
     func scaled(_ count: Int, minimum: Int = 8) -> Int { max(minimum, Int(Double(count) * scale)) }

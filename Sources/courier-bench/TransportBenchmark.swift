@@ -57,6 +57,7 @@ struct TransportBenchmark {
         _ name: String, _ workload: Workload, _ count: Int, _ concurrency: Int,
         client: APIClient, raw: @escaping @Sendable () async throws -> Void
     ) async throws {
+        guard options.selects(name) else { return }
         let courier: @Sendable () async throws -> Void
         if let expected = workload.expectedBytes {
             let request = Request<Data>(.get, workload.path)

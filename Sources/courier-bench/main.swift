@@ -4,10 +4,11 @@ import Foundation
 let arguments = Array(CommandLine.arguments.dropFirst())
 let suites: [String: @Sendable (BenchOptions) async throws -> Void] = [
     "transport": { try await TransportBenchmark(options: $0).run() },
+    "overhead": { try await OverheadBenchmark(options: $0).run() },
 ]
 
 guard let name = arguments.first, let suite = suites[name] else {
-    FileHandle.standardError.write(Data("usage: courier-bench \(suites.keys.sorted().joined(separator: "|")) [--rounds N] [--scale X]\n".utf8))
+    FileHandle.standardError.write(Data("usage: courier-bench \(suites.keys.sorted().joined(separator: "|")) [--rounds N] [--scale X] [--only TEXT]\n".utf8))
     exit(2)
 }
 do {

@@ -174,11 +174,14 @@ import Testing
     func slowServerIsTimedOut(kind: TransportKind) async throws {
         try await withServer { server in
             try await kind.with { transport in
-                var request = Request<Data>(.get, "delay/10000")
-                request.timeout = 0.3
-                let error = await #expect(throws: CourierError.self) { try await server.client(transport).send(request) }
-                #expect(error?.kind == .timedOut)
-                #expect(error?.message.contains("did not respond") == true)
+                for observed in [false, true] {
+                    var request = Request<Data>(.get, "delay/10000")
+                    request.timeout = 0.3
+                    if observed { request.downloadProgress = { _ in } }
+                    let error = await #expect(throws: CourierError.self) { try await server.client(transport).send(request) }
+                    #expect(error?.kind == .timedOut, "observed: \(observed)")
+                    #expect(error?.message.contains("did not respond") == true)
+                }
             }
         }
     }

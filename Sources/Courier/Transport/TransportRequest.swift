@@ -10,7 +10,9 @@ public struct TransportRequest: Sendable {
     public var headers: HTTPHeaders
     /// The body, if any.
     public var body: Data?
-    /// The time allowed for the whole exchange, in seconds.
+    /// Seconds allowed: ``URLSessionTransport`` applies it as an idle timeout (no byte sent or
+    /// received for that long), as `URLSession` does; `AsyncHTTPClientTransport` as a deadline for
+    /// the whole exchange.
     public var timeout: TimeInterval
 
     /// Creates a request.

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -6,30 +5,17 @@ import FoundationNetworking
 import Synchronization
 
 extension URLSessionTransport {
-    /// Runs the request through `data(for:delegate:)` / `upload(for:from:delegate:)` in a child task
-    /// that the deadline can cancel.
+    /// Runs the request through `data(for:delegate:)` / `upload(for:from:delegate:)`, which hand
+    /// back the response without a hop through the delegate queue. Task cancellation cancels the
+    /// request; URLSession enforces the timeout.
     func sendThroughAsyncAPI(_ urlRequest: URLRequest, request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
-        let session = self.session
         let body = request.body.flatMap { $0.isEmpty ? nil : $0 }
         let uploadDelegate = observer.upload.flatMap { handler in body.map { UploadProgressDelegate(total: Int64($0.count), handler: handler) } }
-        let work = Task {
-            if let body {
-                return try await session.upload(for: urlRequest, from: body, delegate: uploadDelegate)
-            }
-            return try await session.data(for: urlRequest, delegate: nil)
-        }
-        let expired = DeadlineFlag()
-        let deadline = DispatchWorkItem {
-            expired.set()
-            work.cancel()
-        }
-        DispatchQueue.global().asyncAfter(deadline: .now() + request.timeout, execute: deadline)
-        defer { deadline.cancel() }
         do {
-            let (data, response) = try await withTaskCancellationHandler {
-                try await work.value
-            } onCancel: {
-                work.cancel()
+            let (data, response) = if let body {
+                try await session.upload(for: urlRequest, from: body, delegate: uploadDelegate)
+            } else {
+                try await session.data(for: urlRequest, delegate: nil)
             }
             guard let http = response as? HTTPURLResponse else {
                 throw CourierError(.transport, "The server's answer was not an HTTP response.", url: request.url)
@@ -37,20 +23,10 @@ extension URLSessionTransport {
             uploadDelegate?.finish()
             return TransportResponse(url: http.url ?? request.url, statusCode: http.statusCode, headers: Self.headers(of: http), body: data)
         } catch {
-            if expired.isSet { throw Self.timeoutError(request) }
             if Task.isCancelled { throw CourierError.cancelled(request.url) }
             throw Self.courierError(for: error, request: request)
         }
     }
-}
-
-/// Set once when a deadline passes.
-final class DeadlineFlag: Sendable {
-    private let value = Atomic(false)
-
-    func set() { value.store(true, ordering: .releasing) }
-
-    var isSet: Bool { value.load(ordering: .acquiring) }
 }
 
 /// A per-task delegate that reports upload progress (and forwards everything else to the session's

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -11,15 +10,7 @@ extension URLSessionTransport {
         let task = request.body.flatMap { $0.isEmpty ? nil : $0 }.map { session.uploadTask(with: urlRequest, from: $0) }
             ?? session.dataTask(with: urlRequest)
         delegate.register(exchange, for: task)
-        let deadline = DispatchWorkItem {
-            exchange.finish(.failure(Self.timeoutError(request)))
-            task.cancel()
-        }
-        DispatchQueue.global().asyncAfter(deadline: .now() + request.timeout, execute: deadline)
-        defer {
-            deadline.cancel()
-            delegate.unregister(task)
-        }
+        defer { delegate.unregister(task) }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 exchange.attach(continuation)

@@ -15,7 +15,7 @@ extension URLSessionTransport {
         case NSURLErrorCancelled:
             return .cancelled(url)
         case NSURLErrorTimedOut:
-            return CourierError(.timedOut, "\(host) did not respond within \(request.timeout.formattedSeconds) seconds.", url: url, underlyingError: error)
+            return CourierError(.timedOut, "\(host) did not respond within \(effectiveTimeout(request.timeout).formattedSeconds) seconds without a byte.", url: url, underlyingError: error)
         case NSURLErrorCannotConnectToHost, NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed,
              NSURLErrorNetworkConnectionLost, NSURLErrorSecureConnectionFailed:
             return CourierError(.cannotConnect, "Could not connect to \(host): \(nsError.localizedDescription). Check that the server is running and the address is right.", url: url, underlyingError: error)

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -39,11 +38,16 @@ public final class URLSessionTransport: HTTPTransport {
     ///
     /// Without a download observer the request runs through `URLSession`'s async API, which hands
     /// back the response without a hop through the delegate queue; with one, a delegate-driven task
-    /// reports each piece of the body as it arrives. Either way the transport enforces
-    /// ``TransportRequest/timeout`` as a deadline itself, because swift-corelibs-foundation does not.
+    /// reports each piece of the body as it arrives.
+    ///
+    /// ``TransportRequest/timeout`` becomes the `URLRequest`'s timeout: an idle timeout, the time
+    /// the request may go without sending or receiving anything. swift-corelibs-foundation counts it
+    /// in whole seconds, so on Linux a fractional timeout is rounded up to the next second.
     public func send(_ request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
         if Task.isCancelled { throw CourierError.cancelled(request.url) }
-        var urlRequest = URLRequest(url: request.url, timeoutInterval: request.timeout)
+        var urlRequest = URLRequest(url: request.url)
+        // Set through the property: swift-corelibs-foundation ignores the initializer's timeout.
+        urlRequest.timeoutInterval = Self.effectiveTimeout(request.timeout)
         urlRequest.httpMethod = request.method.rawValue
         for field in request.headers {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
@@ -54,11 +58,13 @@ public final class URLSessionTransport: HTTPTransport {
         return try await sendThroughDelegate(urlRequest, request: request, observer: observer)
     }
 
-    /// The error for a request that ran past its deadline.
-    static func timeoutError(_ request: TransportRequest) -> CourierError {
-        CourierError(
-            .timedOut, "\(request.url.hostAndPort) did not respond within \(request.timeout.formattedSeconds) seconds.",
-            url: request.url)
+    /// The timeout URLSession actually applies: whole seconds on swift-corelibs-foundation.
+    static func effectiveTimeout(_ timeout: TimeInterval) -> TimeInterval {
+        #if canImport(FoundationNetworking)
+        return max(1, timeout.rounded(.up))
+        #else
+        return timeout
+        #endif
     }
 
     /// The response headers as ``HTTPHeaders``.
