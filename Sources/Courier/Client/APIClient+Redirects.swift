@@ -4,7 +4,6 @@ extension APIClient {
     /// Sends `request` through the transport, following redirects under ``RedirectPolicy``.
     func exchange(_ request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
         let policy = configuration.redirects
-        let origin = request.url.origin
         var current = request
         var hops = 0
         while true {
@@ -25,7 +24,7 @@ extension APIClient {
                     .redirectFailed, "The server answered \(response.statusCode) without a valid http(s) Location header.",
                     url: response.url, statusCode: response.statusCode, headers: response.headers, body: response.body)
             }
-            current = redirected(current, to: next, status: response.statusCode, originalOrigin: origin)
+            current = redirected(current, to: next, status: response.statusCode, originalOrigin: request.url.origin)
             hops += 1
         }
     }
