@@ -22,6 +22,15 @@ import Testing
             }
         }
 
+        /// Starts `request` and returns its task once the callback has run.
+        func startAndWait(_ client: APIClient, _ request: Request<Value>) async -> RequestTask {
+            let called = AsyncStream<Void>.makeStream()
+            let task = client.request(request, completion: completion { called.continuation.yield() })
+            var iterator = called.stream.makeAsyncIterator()
+            await iterator.next()
+            return task
+        }
+
         /// Waits for every block already queued on `queue`.
         func drain() async { await withCheckedContinuation { continuation in queue.async { continuation.resume() } } }
     }
@@ -32,13 +41,7 @@ import Testing
             try await kind.with { transport in
                 let client = server.client(transport)
                 let recorder = Recorder<JSONValue>()
-                let task = await withCheckedContinuation { (continuation: CheckedContinuation<RequestTask, Never>) in
-                    let box = Mutex<RequestTask?>(nil)
-                    let handle = client.request(Request<JSONValue>(.get, "sample").callback(on: recorder.queue), completion: recorder.completion {
-                        continuation.resume(returning: box.withLock { $0! })
-                    })
-                    box.withLock { $0 = handle }
-                }
+                let task = await recorder.startAndWait(client, Request<JSONValue>(.get, "sample").callback(on: recorder.queue))
                 await task.waitUntilFinished()
                 await recorder.drain()
                 let calls = recorder.calls.withLock { $0 }
@@ -69,13 +72,7 @@ import Testing
         try await withServer { server in
             let recorder = Recorder<Data>()
             let client = server.client(URLSessionTransport()) { $0.callbackQueue = recorder.queue }
-            let task = await withCheckedContinuation { (continuation: CheckedContinuation<RequestTask, Never>) in
-                let box = Mutex<RequestTask?>(nil)
-                let handle = client.request(Request<Data>(.get, "status/404"), completion: recorder.completion {
-                    continuation.resume(returning: box.withLock { $0! })
-                })
-                box.withLock { $0 = handle }
-            }
+            let task = await recorder.startAndWait(client, Request<Data>(.get, "status/404"))
             await task.waitUntilFinished()
             await recorder.drain()
             let calls = recorder.calls.withLock { $0 }
@@ -132,10 +129,7 @@ import Testing
         try await withServer { server in
             let recorder = Recorder<Data>()
             let client = server.client(URLSessionTransport()) { $0.callbackQueue = recorder.queue }
-            let called = AsyncStream<Void>.makeStream()
-            let task = client.request(Request<Data>(.get, "sample"), completion: recorder.completion { called.continuation.yield() })
-            var iterator = called.stream.makeAsyncIterator()
-            await iterator.next()
+            let task = await recorder.startAndWait(client, Request<Data>(.get, "sample"))
             task.cancel()
             await task.waitUntilFinished()
             await recorder.drain()
