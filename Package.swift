@@ -46,13 +46,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "CourierDemo",
+            dependencies: ["Courier", "CourierAsyncHTTPClient", "ImageStoreServer"]
+        ),
         .executableTarget(
             name: "courier",
             dependencies: [
-                "Courier",
-                "CourierAsyncHTTPClient",
+                "CourierDemo",
                 "ImageStoreServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
@@ -72,6 +76,7 @@ let package = Package(
                 "Courier",
                 "CourierAsyncHTTPClient",
                 "CourierTesting",
+                "CourierDemo",
                 "ImageStoreServer",
             ]
         ),

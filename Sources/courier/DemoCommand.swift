@@ -1,4 +1,5 @@
 import ArgumentParser
+import CourierDemo
 import Foundation
 
 /// `courier demo`: starts the sample server in-process and walks through the library.
@@ -19,8 +20,4 @@ struct DemoCommand: AsyncParsableCommand {
     }
 }
 
-/// The transports the demo can run on.
-enum DemoTransport: String, ExpressibleByArgument, CaseIterable {
-    case urlsession
-    case ahc
-}
+extension DemoTransport: ExpressibleByArgument {}

@@ -7,11 +7,21 @@ import Synchronization
 
 /// The narrated tour `courier demo` runs against an in-process server. Each step checks what it
 /// shows and throws ``DemoFailure`` when the library does not behave as described.
-struct DemoScenario {
-    let transport: DemoTransport
+public struct DemoScenario: Sendable {
+    /// The transport the demo's client uses.
+    public let transport: DemoTransport
+    /// Where the narration goes (standard output by default).
+    public let output: @Sendable (String) -> Void
 
-    func run() async throws {
-        let narrator = Narrator()
+    /// Creates the scenario.
+    public init(transport: DemoTransport, output: @escaping @Sendable (String) -> Void = { print($0) }) {
+        self.transport = transport
+        self.output = output
+    }
+
+    /// Runs every step; throws ``DemoFailure`` (or the library's error) at the first that misbehaves.
+    public func run() async throws {
+        let narrator = Narrator(output: output)
         narrator.title("Courier demo")
         let server = try await ImageStoreServer.start()
         narrator.say("Sample server started in-process at \(server.baseURL.absoluteString) (SQLite: \(server.databasePath)).")
@@ -52,9 +62,18 @@ struct DemoScenario {
 }
 
 /// A step of the demo that did not behave as it should.
-struct DemoFailure: Error, CustomStringConvertible {
-    let description: String
+public struct DemoFailure: Error, CustomStringConvertible {
+    /// What went wrong.
+    public let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// The transports the demo can run on.
+public enum DemoTransport: String, CaseIterable, Sendable {
+    /// Foundation's URLSession.
+    case urlsession
+    /// swift-server's async-http-client.
+    case ahc
 }
 
 /// Throws a ``DemoFailure`` unless `condition` holds.

@@ -5,18 +5,21 @@ import Synchronization
 /// Prints the demo's narration.
 final class Narrator: Sendable {
     private let stepNumber = Mutex(0)
+    private let output: @Sendable (String) -> Void
 
-    func title(_ text: String) { print("\n== \(text) ==") }
+    init(output: @escaping @Sendable (String) -> Void) { self.output = output }
+
+    func title(_ text: String) { output("\n== \(text) ==") }
 
     func step(_ text: String) {
         let number = stepNumber.withLock { value in
             value += 1
             return value
         }
-        print("\n\(number). \(text)")
+        output("\n\(number). \(text)")
     }
 
-    func say(_ text: String) { print("   \(text)") }
+    func say(_ text: String) { output("   \(text)") }
 }
 
 /// A one-line text progress bar.
