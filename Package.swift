@@ -40,6 +40,7 @@ let package = Package(
         .target(
             name: "ImageStoreServer",
             dependencies: [
+                "Courier",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

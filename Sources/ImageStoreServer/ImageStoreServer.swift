@@ -21,7 +21,9 @@ import Synchronization
 /// - `GET /delay/{milliseconds}`: answers after the delay;
 /// - `GET /bytes/{count}`: streams `count` bytes, byte `i` being `i % 251` (`?chunked=true` leaves
 ///   out `Content-Length`);
-/// - `GET /sample`: a ~300-byte JSON document;
+/// - `GET /sample`: a ~300-byte JSON document (XML with `?type=xml`);
+/// - `GET /errors/422?shape=rails|nested|jsonapi|problem`, `GET /errors/500` (an HTML page) and
+///   `GET /errors/{code}?key=…&message=…` (JSON, or XML with `?type=xml`): failures in real APIs' shapes;
 /// - `/redirect?to=URL&status=302`, any method: a redirect; `/redirect/loop` redirects to itself;
 /// - `GET /_counters`: requests per route, as counted by ``requestCount(_:_:)`` (not itself counted).
 public final class ImageStoreServer: Sendable {

@@ -8,6 +8,7 @@ enum ServerRouter {
         diagnostics.addUncounted(to: router)
         router.add(middleware: CountingMiddleware(counter: counter))
         diagnostics.add(to: router)
+        ErrorRoutes().add(to: router)
         return router
     }
 }

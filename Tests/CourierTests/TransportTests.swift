@@ -94,8 +94,12 @@ import Testing
                 #expect(error?.message.contains("orderedPizzas[0]") == true)
                 #expect(error?.message.contains("toppings") == true)
                 #expect(error?.body?.isEmpty == false)
-                let html = await #expect(throws: CourierError.self) { try await client.send(Request<JSONValue>(.get, "bytes/10")) }
-                #expect(html?.kind == .decodingFailed)
+                #expect(error?.keyPath == "orderedPizzas[0].toppings")
+                let binary = await #expect(throws: CourierError.self) { try await client.send(Request<JSONValue>(.get, "bytes/300")) }
+                #expect(binary?.kind == .decodingFailed)
+                #expect(error?.classification == .decodingFailed(keyPath: "orderedPizzas[0].toppings"))
+                let html = await #expect(throws: CourierError.self) { try await client.send(Request<Sample>(.get, "errors/500")) }
+                #expect(html?.kind == .httpStatus(500))
             }
         }
     }

@@ -15,6 +15,7 @@ extension APIClient {
     func send<Value>(_ request: Request<Value>, id: RequestID) async throws(CourierError) -> Response<Value> {
         let start = ContinuousClock.now
         var url: URL?
+        var sent: TransportRequest?
         do {
             var wire = try transportRequest(for: request)
             url = wire.url
@@ -26,6 +27,7 @@ extension APIClient {
             let download = request.downloadProgress.map { ProgressRelay(handler: $0, queue: queue) }
             let observer = TransferObserver(upload: upload.map { $0.report }, download: download.map { $0.report })
             let logger = configuration.logger
+            sent = wire
             logger.debug("Courier \(id) → \(wire.method) \(wire.url.absoluteString)")
             let response = try await exchange(wire, observer: observer)
             await upload?.flush()
@@ -33,14 +35,43 @@ extension APIClient {
             logger.debug("Courier \(id) ← \(response.statusCode) \(response.url.absoluteString) \(response.body.count) bytes")
             if let delegate = configuration.delegate {
                 await delegate.client(self, didReceive: response, for: wire)
+                let body = ResponseBodyValue.read(response.body, contentType: response.headers["Content-Type"])
+                if let rejection = await delegate.client(self, errorFor: response, body: body, request: wire) {
+                    throw rejected(response, body: body, by: rejection)
+                }
             }
             return try decode(response, for: request, id: id, start: start)
         } catch {
             var failure = CourierError.wrap(error, url: url)
             if Task.isCancelled, failure.kind == .transport { failure = .cancelled(url) }
             failure.requestID = id
+            failure = configuration.errorHandling.complete(failure)
+            await report(failure, request: sent, suppressPresentation: request.suppressErrorAlert)
             throw failure
         }
+    }
+
+    /// Tells the delegate and the presenter about a failure.
+    private func report(_ failure: CourierError, request: TransportRequest?, suppressPresentation: Bool) async {
+        if let delegate = configuration.delegate {
+            await delegate.client(self, didFailWith: failure, request: request)
+        }
+        if !suppressPresentation, !failure.isCancelled, let presenter = configuration.errorPresenter {
+            await presenter.present(failure, logger: configuration.logger)
+        }
+    }
+
+    private func rejected(_ response: TransportResponse, body: ResponseBodyValue, by rejection: any Error) -> CourierError {
+        if var error = rejection as? CourierError {
+            error.url = error.url ?? response.url
+            return error
+        }
+        var error = CourierError(
+            .rejected, "The response to \(response.url.path) was rejected: \(rejection.localizedDescription)",
+            url: response.url, statusCode: response.statusCode, headers: response.headers, body: response.body,
+            underlyingError: rejection)
+        error.bodyValue = body
+        return error
     }
 
     private func decode<Value>(
@@ -58,10 +89,12 @@ extension APIClient {
         do {
             value = try request.serializer.serialize(response.body, context)
         } catch {
-            throw CourierError(
+            var failure = CourierError(
                 .decodingFailed, "The response to \(request.method) \(response.url.path) could not be read as \(Value.self): \(DecodingErrorText.describe(error))",
                 url: response.url, statusCode: response.statusCode, headers: response.headers, body: response.body,
                 underlyingError: error)
+            failure.keyPath = DecodingErrorText.keyPath(of: error)
+            throw failure
         }
         return Response(
             value: value, statusCode: response.statusCode, headers: response.headers, data: response.body,

@@ -8,6 +8,17 @@ public protocol APIClientDelegate: Sendable {
     /// Observes every response that ends a request, successful or not, before it is validated and
     /// decoded.
     func client(_ client: APIClient, didReceive response: TransportResponse, for request: TransportRequest) async
+
+    /// Turns a response into an error (seed 003's `errorForResponseBody`): an API that answers 200
+    /// with `{"error_code": 7}` fails here. Return `nil` to let the response through (then non-2xx
+    /// statuses still fail as usual). The returned error becomes the ``CourierError/underlyingError``
+    /// of a ``CourierError/Kind/rejected`` error, unless it is a `CourierError` itself.
+    func client(_ client: APIClient, errorFor response: TransportResponse, body: ResponseBodyValue, request: TransportRequest) async -> (any Error)?
+
+    /// Observes every error a request ends with, after it is classified (seed 003's
+    /// `didReceiveErrorInResponse`): log it, or sign the user out on ``ErrorClassification/unauthorized``.
+    /// `request` is `nil` when the request failed before it could be built.
+    func client(_ client: APIClient, didFailWith error: CourierError, request: TransportRequest?) async
 }
 
 extension APIClientDelegate {
@@ -16,4 +27,10 @@ extension APIClientDelegate {
 
     /// Does nothing.
     public func client(_ client: APIClient, didReceive response: TransportResponse, for request: TransportRequest) async {}
+
+    /// Returns `nil`: no response is turned into an error.
+    public func client(_ client: APIClient, errorFor response: TransportResponse, body: ResponseBodyValue, request: TransportRequest) async -> (any Error)? { nil }
+
+    /// Does nothing.
+    public func client(_ client: APIClient, didFailWith error: CourierError, request: TransportRequest?) async {}
 }

@@ -39,6 +39,12 @@ public struct ClientConfiguration: Sendable {
     /// Names of the headers that carry the user's credentials (the seeds' `access-token`, `client`,
     /// `uid`): never sent to another origin when a redirect leaves the API's origin.
     public var authenticationHeaders: [String] = []
+    /// How errors get their classification and user message.
+    public var errorHandling = ErrorHandling()
+    /// Shows errors to the user (seeds 000/001 show an alert): an alert where UIKit exists, a debug
+    /// log line through ``logger`` elsewhere. `nil` presents nothing. Cancellations and requests with
+    /// ``Request/suppressErrorAlert`` are never presented.
+    public var errorPresenter: (any ErrorPresenter)? = ClientConfiguration.defaultErrorPresenter
     /// How redirects are followed.
     public var redirects = RedirectPolicy()
     /// Where Courier logs a line per request and response at debug level.
@@ -50,6 +56,15 @@ public struct ClientConfiguration: Sendable {
         self.apiPath = apiPath
         self.defaultHeaders = defaultHeaders
         self.authenticationHeaders = authenticationHeaders
+    }
+
+    /// ``AlertErrorPresenter`` where UIKit exists, else ``LoggingErrorPresenter`` at debug level.
+    public static var defaultErrorPresenter: any ErrorPresenter {
+        #if canImport(UIKit) && !os(watchOS)
+        AlertErrorPresenter()
+        #else
+        LoggingErrorPresenter()
+        #endif
     }
 
     /// The main queue on Apple platforms; a serial `Courier.callbacks` queue on Linux.

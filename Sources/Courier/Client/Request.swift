@@ -32,6 +32,9 @@ public struct Request<Value: Sendable>: Sendable {
     public var decoder: (any DataDecoder)?
     /// How this request uses the response cache instead of the client's default.
     public var cacheOption: CacheOption?
+    /// Whether a failure of this request is kept from the client's ``ErrorPresenter`` (seed
+    /// `suppressErrorAlert`).
+    public var suppressErrorAlert = false
     /// Whether a successful response may be stored in the cache (seed `shouldSaveInCache`).
     public var shouldSaveInCache: Bool = true
     /// Seconds allowed for the request instead of the client's timeout.
@@ -89,5 +92,25 @@ extension Request where Value == JSONValue {
         headers: HTTPHeaders = [:], cache: CacheOption? = nil
     ) {
         self.init(method, path, query: query, body: body, headers: headers, cache: cache, serializer: .json)
+    }
+}
+
+extension Request where Value == ResponseBodyValue {
+    /// Creates a request whose response is read as JSON, XML or text by its `Content-Type`.
+    public init(
+        _ method: HTTPMethod = .get, _ path: String, query: Parameters = [:], body: RequestBody = .none,
+        headers: HTTPHeaders = [:], cache: CacheOption? = nil
+    ) {
+        self.init(method, path, query: query, body: body, headers: headers, cache: cache, serializer: .untyped)
+    }
+}
+
+extension Request where Value == XMLNode {
+    /// Creates a request whose response is parsed as an XML tree.
+    public init(
+        _ method: HTTPMethod = .get, _ path: String, query: Parameters = [:], body: RequestBody = .none,
+        headers: HTTPHeaders = [:], cache: CacheOption? = nil
+    ) {
+        self.init(method, path, query: query, body: body, headers: headers, cache: cache, serializer: .xml)
     }
 }

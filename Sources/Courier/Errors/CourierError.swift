@@ -28,6 +28,8 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         case decodingFailed
         /// Any other transport failure; see ``underlyingError``.
         case transport
+        /// A delegate hook turned the response into an error; see ``underlyingError``.
+        case rejected
     }
 
     /// The class of failure.
@@ -46,6 +48,15 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
     public var body: Data?
     /// The error that caused this one, if any.
     public var underlyingError: (any Error)?
+    /// The response body read as JSON, XML or text (set by ``APIClient`` when a body arrived).
+    public var bodyValue: ResponseBodyValue?
+    /// For ``Kind/decodingFailed``: where in the body decoding stopped, such as `orderedPizzas[1].pizzaID`.
+    public var keyPath: String?
+    /// What kind of failure this is; ``APIClient`` applies your ``ErrorHandling/classifier`` first.
+    public var classification: ErrorClassification
+    /// A message to show a user: from the body (``ErrorHandling/messageExtractor``), else a plain
+    /// sentence for the classification.
+    public var userMessage: String
 
     /// Creates an error.
     public init(
@@ -59,10 +70,20 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         self.headers = headers
         self.body = body
         self.underlyingError = underlyingError
+        self.classification = .other
+        self.userMessage = message
+        self.classification = defaultClassification
+        self.userMessage = Self.defaultUserMessage(for: classification) ?? message
     }
 
     /// Whether the request was cancelled.
     public var isCancelled: Bool { kind == .cancelled }
+
+    /// The field errors of a 422 response, when its body had a known shape.
+    public var validationErrors: ValidationErrors? {
+        if case .validationFailed(let errors) = classification { return errors }
+        return nil
+    }
 
     /// The message, the URL and the underlying error.
     public var description: String {

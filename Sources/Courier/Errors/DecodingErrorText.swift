@@ -16,6 +16,17 @@ enum DecodingErrorText {
         }
     }
 
+    /// The key path of a `DecodingError` (with the missing key for `keyNotFound`), else `nil`.
+    static func keyPath(of error: any Error) -> String? {
+        guard let error = error as? DecodingError else { return nil }
+        switch error {
+        case .keyNotFound(let key, let context): return path(context.codingPath + [key])
+        case .valueNotFound(_, let context), .typeMismatch(_, let context), .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? nil : path(context.codingPath)
+        @unknown default: return nil
+        }
+    }
+
     /// A key path such as `orderedPizzas[1].pizzaID`, or `the top level`.
     static func path(_ codingPath: [any CodingKey]) -> String {
         guard !codingPath.isEmpty else { return "the top level" }

@@ -38,8 +38,31 @@ extension ResponseSerializer where Value == Data {
 }
 
 extension ResponseSerializer where Value == JSONValue {
-    /// The body parsed as untyped JSON; an empty body gives ``JSONValue/null``.
+    /// The body parsed as untyped JSON; an empty body gives ``JSONValue/null``. A body that is not
+    /// JSON but is text (an HTML error page, plain text) arrives as ``JSONValue/string(_:)`` instead
+    /// of failing, as seed 000 promises; only bytes that are not UTF-8 fail.
     public static var json: ResponseSerializer {
-        ResponseSerializer { body, _ in try JSONValue.parse(body) }
+        ResponseSerializer { body, _ in
+            do {
+                return try JSONValue.parse(body)
+            } catch {
+                guard let text = String(validating: body, as: UTF8.self) else { throw error }
+                return .string(text)
+            }
+        }
+    }
+}
+
+extension ResponseSerializer where Value == ResponseBodyValue {
+    /// The body as JSON, XML, text or bytes, chosen by `Content-Type` with sniffing as a fallback.
+    public static var untyped: ResponseSerializer {
+        ResponseSerializer { body, context in ResponseBodyValue.read(body, contentType: context.headers["Content-Type"]) }
+    }
+}
+
+extension ResponseSerializer where Value == XMLNode {
+    /// The body parsed as XML; the root element.
+    public static var xml: ResponseSerializer {
+        ResponseSerializer { body, _ in try XMLTreeParser.parse(body) }
     }
 }

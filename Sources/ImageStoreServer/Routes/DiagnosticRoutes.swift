@@ -85,8 +85,13 @@ struct DiagnosticRoutes {
         return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: body)
     }
 
+    /// The sample document; its XML form with `?type=xml`.
     @Sendable func sample(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: Self.sampleJSON))
+        if request.uri.queryParameters.get("type") == "xml" {
+            let xml = try XMLBody.document(fromJSON: Data(buffer: Self.sampleJSON), root: "user")
+            return Response(status: .ok, headers: [.contentType: "application/xml; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(data: xml)))
+        }
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: Self.sampleJSON))
     }
 
     /// Redirects to `?to=` with `?status=` (302 by default).

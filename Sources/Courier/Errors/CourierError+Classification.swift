@@ -1,0 +1,43 @@
+extension CourierError {
+    /// The classification from ``kind``, the status code and the body alone.
+    public var defaultClassification: ErrorClassification {
+        switch kind {
+        case .notConnectedToInternet: return .offline
+        case .timedOut: return .timedOut
+        case .cannotConnect: return .cannotConnect
+        case .cancelled: return .cancelled
+        case .invalidURL, .encodingFailed: return .invalidRequest
+        case .decodingFailed: return .decodingFailed(keyPath: keyPath)
+        case .redirectFailed, .transport, .rejected: return .other
+        case .httpStatus(let status):
+            switch status {
+            case 401: return .unauthorized
+            case 403: return .forbidden
+            case 404: return .notFound
+            case 422: return .validationFailed(bodyValue?.json.flatMap(ValidationErrorParser.parse))
+            case 400..<500: return .clientError(status)
+            case 500..<600: return .serverError(status)
+            default: return .other
+            }
+        }
+    }
+
+    /// A plain sentence for a user, per classification (seed 004's messages), or `nil` for classes
+    /// that have no general wording.
+    public static func defaultUserMessage(for classification: ErrorClassification) -> String? {
+        switch classification {
+        case .offline: "Please check your internet connection."
+        case .timedOut: "The server is not responding. Please try again later."
+        case .cannotConnect: "The server cannot be reached. Please try again later."
+        case .cancelled: "The request was cancelled."
+        case .unauthorized: "Please sign in again."
+        case .forbidden: "You are not allowed to do this."
+        case .notFound: "What you asked for was not found."
+        case .validationFailed(let errors): errors.map { $0.description } ?? "Some of the information sent is not valid."
+        case .clientError: "The request was not accepted."
+        case .serverError: "The server had a problem. Please try again later."
+        case .decodingFailed: "The server's answer could not be read."
+        case .invalidRequest, .custom, .other: nil
+        }
+    }
+}
