@@ -98,8 +98,24 @@ struct DemoSteps {
             _ = try await client.send(Request<JSONValue>(.get, "status/404"))
             throw DemoFailure("a 404 did not throw")
         } catch let error as CourierError {
-            try demand(error.kind == .httpStatus(404), "a 404 was classified as \(error.kind)")
-            narrator.say("404 → .\(error.kind): \(error.message)")
+            try demand(error.classification == .notFound, "a 404 was classified as \(error.classification)")
+            narrator.say("404 → .\(error.classification): \(error.message)")
+        }
+        do {
+            _ = try await client.send(Request<JSONValue>(.get, "errors/422", query: ["shape": "jsonapi"]))
+            throw DemoFailure("a 422 did not throw")
+        } catch let error as CourierError {
+            guard case .validationFailed(let fields?) = error.classification else {
+                throw DemoFailure("a 422 was classified as \(error.classification)")
+            }
+            narrator.say("422 → .validationFailed: \(fields.messages(for: "email").joined(separator: ", ")) (email); user message: \(error.userMessage)")
+        }
+        do {
+            _ = try await client.send(Request<JSONValue>(.get, "errors/500"))
+            throw DemoFailure("a 500 did not throw")
+        } catch let error as CourierError {
+            try demand(error.bodyValue?.text?.contains("<html>") == true, "the HTML page of a 500 was not kept as text")
+            narrator.say("500 with an HTML page → .\(error.classification), body kept as text (\(error.body?.count ?? 0) bytes): \(error.userMessage)")
         }
         let closed = APIClient(baseURL: URL(string: "http://127.0.0.1:1")!, transport: client.transport)
         do {

@@ -11,6 +11,7 @@ import Testing
         let text = lines.withLock { $0.joined(separator: "\n") }
         #expect(text.contains("Done: every step behaved as described."))
         #expect(text.contains("The callback reported: The request was cancelled."))
-        #expect(text.contains("404 → .httpStatus(404)"))
+        #expect(text.contains("404 → .notFound"))
+        #expect(text.contains("422 → .validationFailed: has already been taken (email)"))
     }
 }

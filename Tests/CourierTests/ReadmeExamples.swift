@@ -35,7 +35,7 @@ func quickStart(baseURL: URL) async throws {
     do {
         _ = try await client.send(Request<JSONValue>(.get, "status/404"))
     } catch {
-        if case .httpStatus(404) = error.kind { print("not found:", error.message) }
+        if error.classification == .notFound { print("not found:", error.userMessage) }
     }
 }
 
@@ -58,6 +58,45 @@ func download(with client: APIClient) -> RequestTask {
     }
     print("started request \(task.id)")
     return task                                                     // task.cancel() reports .cancelled once
+}
+
+import Courier
+import Foundation
+
+struct SignUp: Encodable, Sendable {
+    var email: String
+    var password: String
+}
+
+func signUp(_ form: SignUp, with client: APIClient) async -> String {
+    do {
+        _ = try await client.send(Request<JSONValue>(.post, "users", body: .json(form)))
+        return "Welcome!"
+    } catch {
+        switch error.classification {
+        case .validationFailed(let fields?):
+            return fields.messages(for: "email").first.map { "E-mail \($0)" } ?? error.userMessage
+        case .offline, .timedOut, .cannotConnect:
+            return "Try again when you are online."
+        case .unauthorized:
+            return "Please sign in."
+        default:
+            return error.userMessage        // from the body's "error"/"error_message"/"message", else a plain sentence
+        }
+    }
+}
+
+/// Seed 003's hooks: an API that answers 200 with an error code, and a global observer.
+final class APIHooks: APIClientDelegate {
+    struct APIFailure: Error { let code: Int }
+
+    func client(_ client: APIClient, errorFor response: TransportResponse, body: ResponseBodyValue, request: TransportRequest) async -> (any Error)? {
+        body.json?["error_code"]?.intValue.map { APIFailure(code: $0) }
+    }
+
+    func client(_ client: APIClient, didFailWith error: CourierError, request: TransportRequest?) async {
+        if error.classification == .unauthorized { /* sign the user out */ }
+    }
 }
 
 import Courier

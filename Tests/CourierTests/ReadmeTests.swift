@@ -44,6 +44,20 @@ import Testing
         #expect(pay.headers["X-Client"] == "ios")
     }
 
+    @Test func errorExampleRuns() async throws {
+        try await withServer { server in
+            let client = APIClient(configuration: {
+                var configuration = ClientConfiguration(baseURL: server.baseURL, apiPath: "errors/422")
+                configuration.delegate = APIHooks()
+                return configuration
+            }(), transport: URLSessionTransport())
+            // POST /errors/422/users does not exist: the example reports the 404's plain sentence.
+            #expect(await signUp(SignUp(email: "a@example.com", password: "x"), with: client) == "What you asked for was not found.")
+            let offline = APIClient(baseURL: URL(string: "http://127.0.0.1:1")!, transport: URLSessionTransport())
+            #expect(await signUp(SignUp(email: "a@example.com", password: "x"), with: offline) == "Try again when you are online.")
+        }
+    }
+
     @Test func transportExampleBuilds() async throws {
         let (client, transport) = makeServerSideClient()
         #expect(client.configuration.apiPath == "v1")
