@@ -25,6 +25,9 @@ import Synchronization
 /// - `GET /errors/422?shape=rails|nested|jsonapi|problem`, `GET /errors/500` (an HTML page) and
 ///   `GET /errors/{code}?key=…&message=…` (JSON, or XML with `?type=xml`): failures in real APIs' shapes;
 /// - `/redirect?to=URL&status=302`, any method: a redirect; `/redirect/loop` redirects to itself;
+/// - `POST /auth`, `POST /auth/sign_in`, `DELETE /auth/sign_out`, `GET /me`: devise-style accounts
+///   with rotating `access-token`/`client`/`uid`/`expiry` headers, and a demo account
+///   (``ServerConfiguration/demoAccount``, `demo@example.com` / `password` by default);
 /// - `GET /_counters`: requests per route, as counted by ``requestCount(_:_:)`` (not itself counted).
 public final class ImageStoreServer: Sendable {
     /// The address the server listens on.
@@ -67,7 +70,11 @@ public final class ImageStoreServer: Sendable {
             quiet.logLevel = .warning
             return quiet
         }()
-        let router = ServerRouter.build(counter: counter, database: database)
+        let accounts = AccountStore(database: database, bcryptCost: configuration.bcryptCost, grace: configuration.replacedTokenGrace)
+        if let demo = configuration.demoAccount {
+            try accounts.ensureAccount(email: demo.email, password: demo.password)
+        }
+        let router = ServerRouter.build(counter: counter, database: database, accounts: accounts)
         let ready = StartSignal()
         let app = Application(
             router: router,

@@ -9,10 +9,27 @@ public struct ServerConfiguration: Sendable {
     /// The SQLite database file; `nil` creates a temporary one that ``ImageStoreServer/stop()`` deletes.
     public var databasePath: String?
 
+    /// An account created on every start if it does not exist, so demos and tests can sign in;
+    /// `nil` for none. Default: `demo@example.com` / `password`.
+    public var demoAccount: (email: String, password: String)?
+    /// The bcrypt cost for password hashes (each step doubles the work; 8 keeps a sample server's
+    /// start fast, a production server would use 12 or more).
+    public var bcryptCost: UInt8
+    /// How long an access token stays valid after a newer one replaced it, so requests already in
+    /// flight with it still succeed (devise_token_auth's batch window).
+    public var replacedTokenGrace: Duration
+
     /// Creates a configuration.
-    public init(host: String = "127.0.0.1", port: Int = 0, databasePath: String? = nil) {
+    public init(
+        host: String = "127.0.0.1", port: Int = 0, databasePath: String? = nil,
+        demoAccount: (email: String, password: String)? = ("demo@example.com", "password"),
+        bcryptCost: UInt8 = 8, replacedTokenGrace: Duration = .seconds(30)
+    ) {
         self.host = host
         self.port = port
         self.databasePath = databasePath
+        self.demoAccount = demoAccount
+        self.bcryptCost = bcryptCost
+        self.replacedTokenGrace = replacedTokenGrace
     }
 }

@@ -2,13 +2,14 @@ import Hummingbird
 
 /// Assembles the server's routes. Each feature adds its routes here.
 enum ServerRouter {
-    static func build(counter: RequestCounter, database: ServerDatabase) -> Router<BasicRequestContext> {
+    static func build(counter: RequestCounter, database: ServerDatabase, accounts: AccountStore) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         let diagnostics = DiagnosticRoutes(counter: counter)
         diagnostics.addUncounted(to: router)
         router.add(middleware: CountingMiddleware(counter: counter))
         diagnostics.add(to: router)
         ErrorRoutes().add(to: router)
+        AuthRoutes(accounts: accounts).add(to: router)
         return router
     }
 }

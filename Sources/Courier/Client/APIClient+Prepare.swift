@@ -1,8 +1,14 @@
 import Foundation
 
 extension APIClient {
-    /// Resolves a request into what goes on the wire: URL, headers, encoded body.
+    /// Resolves a request into what goes on the wire: URL, headers (with the captured credentials
+    /// when the URL is the API's origin), encoded body.
     public func transportRequest<Value>(for request: Request<Value>) throws(CourierError) -> TransportRequest {
+        try prepare(request).request
+    }
+
+    /// The wire request and the version of the credentials it carries.
+    func prepare<Value>(_ request: Request<Value>) throws(CourierError) -> (request: TransportRequest, credentialsVersion: Int) {
         if let failure = request.preparationFailure {
             throw CourierError(.encodingFailed, "The request \(request.method) \(request.path) cannot be sent: \(failure).")
         }
@@ -36,8 +42,17 @@ extension APIClient {
         if let body, !headers.contains("Content-Type") {
             headers["Content-Type"] = body.contentType
         }
-        return TransportRequest(
+        var version = 0
+        if let authentication {
+            let (credentials, current) = authentication.headers(for: url)
+            version = current
+            for name in credentials.keys.sorted() where !headers.contains(name) {
+                headers[name] = credentials[name]
+            }
+        }
+        let wire = TransportRequest(
             url: url, method: request.method, headers: headers, body: body?.data,
             timeout: request.timeout ?? configuration.timeout)
+        return (wire, version)
     }
 }

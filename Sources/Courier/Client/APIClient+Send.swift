@@ -17,30 +17,37 @@ extension APIClient {
         var url: URL?
         var sent: TransportRequest?
         do {
-            var wire = try transportRequest(for: request)
-            url = wire.url
-            if let delegate = configuration.delegate {
-                wire = try await delegate.client(self, willSend: wire)
-            }
             let queue = request.callbackQueue ?? configuration.callbackQueue
             let upload = request.uploadProgress.map { ProgressRelay(handler: $0, queue: queue) }
             let download = request.downloadProgress.map { ProgressRelay(handler: $0, queue: queue) }
             let observer = TransferObserver(upload: upload.map { $0.report }, download: download.map { $0.report })
-            let logger = configuration.logger
-            sent = wire
-            logger.debug("Courier \(id) → \(wire.method) \(wire.url.absoluteString)")
-            let response = try await exchange(wire, observer: observer)
-            await upload?.flush()
-            await download?.flush()
-            logger.debug("Courier \(id) ← \(response.statusCode) \(response.url.absoluteString) \(response.body.count) bytes")
-            if let delegate = configuration.delegate {
-                await delegate.client(self, didReceive: response, for: wire)
-                let body = ResponseBodyValue.read(response.body, contentType: response.headers["Content-Type"])
-                if let rejection = await delegate.client(self, errorFor: response, body: body, request: wire) {
-                    throw rejected(response, body: body, by: rejection)
+            var attempt = 0
+            while true {
+                var (wire, credentialsVersion) = try prepare(request)
+                url = wire.url
+                if let delegate = configuration.delegate {
+                    wire = try await delegate.client(self, willSend: wire)
                 }
+                sent = wire
+                log(id, wire)
+                let response = try await exchange(wire, observer: observer)
+                authentication?.capture(from: response)
+                log(id, response)
+                if attempt == 0, try await refreshed(after: response, sentVersion: credentialsVersion) {
+                    attempt += 1
+                    continue
+                }
+                await upload?.flush()
+                await download?.flush()
+                if let delegate = configuration.delegate {
+                    await delegate.client(self, didReceive: response, for: wire)
+                    let body = ResponseBodyValue.read(response.body, contentType: response.headers["Content-Type"])
+                    if let rejection = await delegate.client(self, errorFor: response, body: body, request: wire) {
+                        throw rejected(response, body: body, by: rejection)
+                    }
+                }
+                return try decode(response, for: request, id: id, start: start)
             }
-            return try decode(response, for: request, id: id, start: start)
         } catch {
             var failure = CourierError.wrap(error, url: url)
             if Task.isCancelled, failure.kind == .transport { failure = .cancelled(url) }
@@ -49,6 +56,32 @@ extension APIClient {
             await report(failure, request: sent, suppressPresentation: request.suppressErrorAlert)
             throw failure
         }
+    }
+
+    /// After a 401 to a request that carried credentials, runs the authenticator (once for all
+    /// waiting requests) and says whether to retry.
+    private func refreshed(after response: TransportResponse, sentVersion: Int) async throws -> Bool {
+        guard response.statusCode == 401, let authenticator = configuration.authenticator, let authentication,
+              !RefreshCoordinator.isRefreshing
+        else { return false }
+        return try await refresher.refresh(
+            sentVersion: sentVersion, currentVersion: { authentication.current.version },
+            perform: { try await authenticator.refreshCredentials(using: self) })
+    }
+
+    private func log(_ id: RequestID, _ request: TransportRequest) {
+        configuration.logger.debug(
+            "Courier \(id) → \(request.method) \(request.url.absoluteString) \(request.headers.redacted(sensitiveHeaders)) \(request.body?.count ?? 0) bytes")
+    }
+
+    private func log(_ id: RequestID, _ response: TransportResponse) {
+        configuration.logger.debug(
+            "Courier \(id) ← \(response.statusCode) \(response.url.absoluteString) \(response.headers.redacted(sensitiveHeaders)) \(response.body.count) bytes")
+    }
+
+    /// Headers never written to logs: credentials, cookies and the configured authentication headers.
+    var sensitiveHeaders: [String] {
+        ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"] + configuration.redirects.sensitiveHeaders + configuration.authenticationHeaders
     }
 
     /// Tells the delegate and the presenter about a failure.

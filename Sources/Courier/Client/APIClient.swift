@@ -13,12 +13,23 @@ public final class APIClient: Sendable {
     public let configuration: ClientConfiguration
     /// The transport requests go through.
     public let transport: any HTTPTransport
+    /// Captured credentials, when ``ClientConfiguration/authenticationHeaders`` names any.
+    let authentication: AuthenticationState?
+    let refresher = RefreshCoordinator()
 
     /// Creates a client.
     /// - Parameter transport: defaults to ``URLSessionTransport/shared``.
     public init(configuration: ClientConfiguration, transport: any HTTPTransport = URLSessionTransport.shared) {
         self.configuration = configuration
         self.transport = transport
+        if configuration.authenticationHeaders.isEmpty {
+            authentication = nil
+        } else {
+            let origin = configuration.baseURL.origin
+            authentication = AuthenticationState(
+                origin: origin, names: configuration.authenticationHeaders, expiryName: configuration.expiryHeader,
+                store: configuration.credentialStore ?? CredentialStores.standard(for: origin), logger: configuration.logger)
+        }
     }
 
     /// Creates a client with a default configuration for `baseURL` and `apiPath`.

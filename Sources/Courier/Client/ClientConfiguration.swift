@@ -37,8 +37,20 @@ public struct ClientConfiguration: Sendable {
     /// Status codes that count as success; any other is thrown as ``CourierError/Kind/httpStatus(_:)``.
     public var acceptableStatusCodes: Range<Int> = 200..<300
     /// Names of the headers that carry the user's credentials (the seeds' `access-token`, `client`,
-    /// `uid`): never sent to another origin when a redirect leaves the API's origin.
+    /// `uid`, `expiry`). When set, they are captured from every response of the base URL's origin
+    /// that carries them, persisted in ``credentialStore``, attached to every request to that
+    /// origin and to no other, removed from redirects that leave it, redacted in logs, and cleared
+    /// by ``APIClient/logout()``. Empty by default: nothing is captured.
     public var authenticationHeaders: [String] = []
+    /// Which of ``authenticationHeaders`` carries the token's expiry, for the rotation rule: a
+    /// response whose expiry is older than the stored one does not replace it. `nil` when the API
+    /// sends none (then the response that arrives last wins).
+    public var expiryHeader: String? = "expiry"
+    /// Where captured credentials persist; `nil` uses ``CredentialStores/standard(for:)`` for the
+    /// base URL's origin (the Keychain on Apple platforms, a 0600 file under `$XDG_STATE_HOME` on Linux).
+    public var credentialStore: (any CredentialStore)?
+    /// Renews credentials after a 401, once for all waiting requests; `nil` lets 401s fail.
+    public var authenticator: (any Authenticator)?
     /// How errors get their classification and user message.
     public var errorHandling = ErrorHandling()
     /// Shows errors to the user (seeds 000/001 show an alert): an alert where UIKit exists, a debug

@@ -83,6 +83,14 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     /// Iterates the fields in order.
     public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
 
+    /// The fields as `[Name: value, …]` with the values of `sensitive` names (case-insensitive)
+    /// replaced by `<redacted>`, for logs.
+    public func redacted(_ sensitive: [String]) -> String {
+        "[" + fields.map { field in
+            sensitive.contains { $0.caseInsensitiveEquals(field.name) } ? "\(field.name): <redacted>" : "\(field.name): \(field.value)"
+        }.joined(separator: ", ") + "]"
+    }
+
     /// The fields as `Name: value` lines.
     public var description: String { fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n") }
 }

@@ -42,6 +42,23 @@ struct ServerDatabase: Sendable {
                 table.column("updatedAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v2: accounts") { db in
+            try db.create(table: "user") { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("email", .text).notNull().unique(onConflict: .fail)
+                table.column("name", .text).notNull().defaults(to: "")
+                table.column("passwordHash", .text).notNull()
+                table.column("createdAt", .datetime).notNull()
+            }
+            try db.create(table: "token") { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.belongsTo("user", onDelete: .cascade).notNull()
+                table.column("client", .text).notNull().indexed()
+                table.column("tokenHash", .text).notNull()
+                table.column("expiry", .integer).notNull()
+                table.column("replacedAt", .datetime)
+            }
+        }
         return migrator
     }
 }
