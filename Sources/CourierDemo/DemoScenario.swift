@@ -39,6 +39,7 @@ public struct DemoScenario: Sendable {
             try await steps.groupInjection()
             try await steps.downloadWithProgress()
             try await steps.callbackAndCancel()
+            try await steps.signInCallAndLogout()
             try await steps.errors()
             await shutdown()
             await server.stop()

@@ -92,6 +92,30 @@ struct DemoSteps {
         narrator.say("The callback reported: \(cancelled!.message)")
     }
 
+    func signInCallAndLogout() async throws {
+        narrator.step("Signing in: devise-style headers captured, sent on every call, rotated, cleared by logout")
+        var configuration = client.configuration
+        configuration.authenticationHeaders = ["access-token", "client", "uid", "expiry"]
+        configuration.credentialStore = InMemoryCredentialStore()
+        let session = APIClient(configuration: configuration, transport: client.transport)
+        _ = try await session.send(Request<JSONValue>(.post, "auth/sign_in", body: ["email": "demo@example.com", "password": "password"]))
+        let first = session.credentials?["access-token"]
+        try demand(first != nil, "signing in captured no token")
+        narrator.say("Signed in as \(session.credentials?["uid"] ?? "?"); the token stays out of logs and of this output.")
+        let me = try await session.send(Request<JSONValue>(.get, "me"))
+        try demand(me.value["data"]?["email"]?.stringValue == "demo@example.com", "the authenticated call did not return the user")
+        try demand(session.credentials?["access-token"] != first, "the token did not rotate")
+        narrator.say("GET /me → \(me.statusCode) for \(me.value["data"]?["email"]?.stringValue ?? "?"); the server issued a new token, which replaced the old one.")
+        try session.logout()
+        do {
+            _ = try await session.send(Request<JSONValue>(.get, "me"))
+            throw DemoFailure("a call after logout succeeded")
+        } catch let error as CourierError {
+            try demand(error.classification == .unauthorized, "after logout: \(error.classification)")
+            narrator.say("Logged out; GET /me → .\(error.classification): \(error.userMessage)")
+        }
+    }
+
     func errors() async throws {
         narrator.step("Errors are typed and say what went wrong")
         do {

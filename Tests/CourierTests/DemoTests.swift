@@ -12,6 +12,7 @@ import Testing
         #expect(text.contains("Done: every step behaved as described."))
         #expect(text.contains("The callback reported: The request was cancelled."))
         #expect(text.contains("404 → .notFound"))
+        #expect(text.contains("Logged out; GET /me → .unauthorized"))
         #expect(text.contains("422 → .validationFailed: has already been taken (email)"))
     }
 }

@@ -102,6 +102,30 @@ final class APIHooks: APIClientDelegate {
 import Courier
 import Foundation
 
+struct ReSignIn: Authenticator {
+    let email: String
+    let password: String
+
+    func refreshCredentials(using client: APIClient) async throws -> Bool {
+        _ = try await client.send(Request<JSONValue>(.post, "auth/sign_in", body: ["email": .string(email), "password": .string(password)]))
+        return true                                                  // retry the requests that got 401
+    }
+}
+
+func makeSignedInClient(baseURL: URL) async throws -> APIClient {
+    var configuration = ClientConfiguration(baseURL: baseURL)
+    configuration.authenticationHeaders = ["access-token", "client", "uid", "expiry"]
+    configuration.authenticator = ReSignIn(email: "demo@example.com", password: "password")
+    let client = APIClient(configuration: configuration)
+    if !client.isSignedIn {
+        _ = try await client.send(Request<JSONValue>(.post, "auth/sign_in", body: ["email": "demo@example.com", "password": "password"]))
+    }
+    return client                                                    // client.logout() signs out
+}
+
+import Courier
+import Foundation
+
 struct Invoice: Decodable, Sendable {
     var id: Int
 }

@@ -58,6 +58,16 @@ import Testing
         }
     }
 
+    @Test func authenticationExampleSignsInAndOut() async throws {
+        try await withServer { server in
+            let client = try await makeSignedInClient(baseURL: server.baseURL)
+            #expect(client.isSignedIn)
+            defer { try? client.logout() }
+            let me = try await client.send(Request<JSONValue>(.get, "me"))
+            #expect(me.value["data"]?["email"]?.stringValue == "demo@example.com")
+        }
+    }
+
     @Test func transportExampleBuilds() async throws {
         let (client, transport) = makeServerSideClient()
         #expect(client.configuration.apiPath == "v1")
