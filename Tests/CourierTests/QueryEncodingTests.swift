@@ -40,3 +40,20 @@ import Testing
         #expect(try QueryStringEncoder.encode(["a": 2.0, "b": 1e20, "c": 0.1]) == "a=2&b=1e%2B20&c=0.1")
     }
 }
+
+@Suite struct HTTPHeadersTests {
+    @Test func lookupIsCaseInsensitiveAndSettingReplaces() {
+        var headers: HTTPHeaders = ["Content-Type": "a", "X-Many": "1"]
+        headers.add(name: "x-many", value: "2")
+        #expect(headers["content-type"] == "a")
+        #expect(headers["CONTENT-TYPE"] == "a")
+        #expect(headers["Content-Typf"] == nil)
+        #expect(headers["Content_Type"] == nil)
+        #expect(headers.values(for: "X-MANY") == ["1", "2"])
+        headers["x-many"] = "3"
+        #expect(headers.values(for: "X-Many") == ["3"])
+        headers["X-Many"] = nil
+        #expect(!headers.contains("x-many"))
+        #expect(headers.redacted(["content-type"]) == "[Content-Type: <redacted>]")
+    }
+}

@@ -15,8 +15,7 @@ public enum ResponseBodyValue: Sendable, Hashable {
     /// Reads `body` as the `contentType` says; a body that does not parse as its declared type falls
     /// back to text (or binary). Never throws.
     public static func read(_ body: Data, contentType: String?) -> ResponseBodyValue {
-        let type = (contentType ?? "").split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        let kind = BodyKind(mediaType: type) ?? BodyKind(sniffing: body)
+        let kind = BodyKind(contentType: contentType, body: body)
         switch kind {
         case .json:
             if let value = try? JSONValue.parse(body) { return .json(value) }
@@ -40,6 +39,12 @@ public enum ResponseBodyValue: Sendable, Hashable {
 /// What a body claims, or looks like, to be.
 enum BodyKind {
     case json, xml, text, binary
+
+    /// By `Content-Type`, else by sniffing.
+    init(contentType: String?, body: Data) {
+        let type = contentType?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        self = BodyKind(mediaType: type) ?? BodyKind(sniffing: body)
+    }
 
     init?(mediaType: String) {
         switch mediaType {

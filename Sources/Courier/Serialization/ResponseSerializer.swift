@@ -26,10 +26,21 @@ public struct SerializationContext: Sendable {
 }
 
 extension ResponseSerializer where Value: Decodable {
-    /// Decodes the body with the context's ``DataDecoder``.
+    /// Decodes the body with the context's ``DataDecoder``, or with an ``XMLTreeDecoder`` when the
+    /// body is XML (by `Content-Type`, else by its first bytes) and the context's decoder is not one.
     public static func decodable(_ type: Value.Type = Value.self) -> ResponseSerializer {
-        ResponseSerializer { body, context in try context.decoder.decode(Value.self, from: body) }
+        ResponseSerializer { body, context in
+            if !(context.decoder is XMLTreeDecoder), context.bodyKind(of: body) == .xml {
+                return try XMLTreeDecoder().decode(Value.self, from: body)
+            }
+            return try context.decoder.decode(Value.self, from: body)
+        }
     }
+}
+
+extension SerializationContext {
+    /// What the body is, by `Content-Type`, else by sniffing.
+    func bodyKind(of body: Data) -> BodyKind { BodyKind(contentType: headers["Content-Type"], body: body) }
 }
 
 extension ResponseSerializer where Value == Data {

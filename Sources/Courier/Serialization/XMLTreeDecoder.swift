@@ -1,0 +1,219 @@
+import Foundation
+
+/// Decodes `Decodable` models from XML, through the ``XMLNode`` tree (so no XML package is needed).
+///
+/// Mapping: a keyed container reads child elements (then attributes) by name; an unkeyed container
+/// reads an element's children in order (`<pizzas><item>…</item><item>…</item></pizzas>`), or the
+/// siblings when a name repeats (`<tag>a</tag><tag>b</tag>`); scalars are converted from the
+/// element's text (`Bool` accepts `true`/`false`/`1`/`0`; `Date` ISO 8601 or Unix seconds; `Data`
+/// Base64). An empty element (`<x/>`) or a missing one decodes as `nil` for optionals.
+///
+/// Use it per request (`request.decoder = XMLTreeDecoder()`) or per client.
+public struct XMLTreeDecoder: DataDecoder {
+    /// How element names map to property names.
+    public enum KeyDecoding: Sendable {
+        /// Names are used as they are.
+        case useDefaultKeys
+        /// `user_name` is read for `userName` (the same rule as `JSONDecoder.convertFromSnakeCase`).
+        case convertFromSnakeCase
+    }
+
+    /// How element names map to property names; snake case by default.
+    public var keyDecoding: KeyDecoding
+
+    /// Creates a decoder.
+    public init(keyDecoding: KeyDecoding = .convertFromSnakeCase) { self.keyDecoding = keyDecoding }
+
+    /// Parses `data` as XML and decodes `type` from its root element.
+    public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        try decode(type, from: try XMLTreeParser.parse(data))
+    }
+
+    /// Decodes `type` from an element.
+    public func decode<T: Decodable>(_ type: T.Type, from node: XMLNode) throws -> T {
+        try XMLNodeDecoder(node: node, codingPath: [], keyDecoding: keyDecoding).decodeValue(type)
+    }
+}
+
+/// The `Decoder` over one element.
+struct XMLNodeDecoder: Decoder {
+    let node: XMLNode
+    let codingPath: [any CodingKey]
+    let keyDecoding: XMLTreeDecoder.KeyDecoding
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        KeyedDecodingContainer(XMLKeyedContainer<Key>(decoder: self))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        XMLUnkeyedContainer(decoder: self, elements: node.children)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { XMLSingleValueContainer(decoder: self) }
+
+    var isEmpty: Bool { node.text.isEmpty && node.children.isEmpty && node.attributes.isEmpty }
+
+    func child(_ node: XMLNode, key: any CodingKey) -> XMLNodeDecoder {
+        XMLNodeDecoder(node: node, codingPath: codingPath + [key], keyDecoding: keyDecoding)
+    }
+
+    /// Decodes scalars from the text, `Date`/`Data`/`URL` specially, anything else through `init(from:)`.
+    func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
+        let text = node.text
+        switch type {
+        case is String.Type: return text as! T
+        case is Bool.Type:
+            switch text.lowercased() {
+            case "true", "1", "yes": return true as! T
+            case "false", "0", "no": return false as! T
+            default: throw mismatch(type, text)
+            }
+        case is Date.Type:
+            if let seconds = Double(text) { return Date(timeIntervalSince1970: seconds) as! T }
+            if let date = try? Date(text, strategy: .iso8601) { return date as! T }
+            throw mismatch(type, text)
+        case is Data.Type:
+            guard let data = Data(base64Encoded: text) else { throw mismatch(type, text) }
+            return data as! T
+        case is URL.Type:
+            guard let url = URL(string: text) else { throw mismatch(type, text) }
+            return url as! T
+        case let scalar as any LosslessStringConvertible.Type:
+            guard let value = scalar.init(text) else { throw mismatch(type, text) }
+            return value as! T
+        default:
+            return try T(from: self)
+        }
+    }
+
+    func mismatch(_ type: Any.Type, _ text: String) -> DecodingError {
+        .typeMismatch(type, .init(codingPath: codingPath, debugDescription: "Expected \(type) but found \"\(text)\" in <\(node.name)>."))
+    }
+}
+
+struct XMLKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let decoder: XMLNodeDecoder
+    var codingPath: [any CodingKey] { decoder.codingPath }
+
+    /// The element name for a key.
+    private func name(_ key: Key) -> String {
+        guard decoder.keyDecoding == .convertFromSnakeCase else { return key.stringValue }
+        return decoder.node.children.first { Self.camelCase($0.name) == key.stringValue }?.name
+            ?? decoder.node.attributes.keys.first { Self.camelCase($0) == key.stringValue }
+            ?? key.stringValue
+    }
+
+    /// The element for `key`: the child of that name (a wrapper holding all of them when it repeats),
+    /// else an attribute of that name as a text element.
+    private func element(_ key: Key) -> XMLNode? {
+        let name = name(key)
+        let matches = decoder.node.all(name)
+        if matches.count > 1 { return XMLNode(name: name, children: matches) }
+        if let match = matches.first { return match }
+        return decoder.node.attributes[name].map { XMLNode(name: name, text: $0) }
+    }
+
+    var allKeys: [Key] {
+        (decoder.node.children.map(\.name) + decoder.node.attributes.keys).compactMap {
+            Key(stringValue: decoder.keyDecoding == .convertFromSnakeCase ? Self.camelCase($0) : $0)
+        }
+    }
+
+    func contains(_ key: Key) -> Bool { element(key) != nil }
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        guard let element = element(key) else { return true }
+        return decoder.child(element, key: key).isEmpty
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        guard let element = element(key) else {
+            throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "No element <\(name(key))> in <\(decoder.node.name)>."))
+        }
+        return try decoder.child(element, key: key).decodeValue(type)
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        guard let element = element(key) else { throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "No element")) }
+        return try decoder.child(element, key: key).container(keyedBy: type)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        guard let element = element(key) else { throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "No element")) }
+        return try decoder.child(element, key: key).unkeyedContainer()
+    }
+
+    func superDecoder() throws -> any Decoder { decoder }
+    func superDecoder(forKey key: Key) throws -> any Decoder { decoder.child(element(key) ?? XMLNode(name: key.stringValue), key: key) }
+
+    /// `user_name` → `userName`, as `JSONDecoder.convertFromSnakeCase` does.
+    static func camelCase(_ name: String) -> String {
+        let parts = name.split(separator: "_", omittingEmptySubsequences: true)
+        guard let first = parts.first, parts.count > 1 else { return name }
+        return String(first) + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+    }
+}
+
+struct XMLUnkeyedContainer: UnkeyedDecodingContainer {
+    let decoder: XMLNodeDecoder
+    let elements: [XMLNode]
+    private(set) var currentIndex = 0
+    var codingPath: [any CodingKey] { decoder.codingPath }
+    var count: Int? { elements.count }
+    var isAtEnd: Bool { currentIndex >= elements.count }
+
+    init(decoder: XMLNodeDecoder, elements: [XMLNode]) {
+        self.decoder = decoder
+        self.elements = elements
+    }
+
+    private mutating func next() throws -> XMLNodeDecoder {
+        guard !isAtEnd else {
+            throw DecodingError.valueNotFound(Any.self, .init(codingPath: codingPath, debugDescription: "No more elements in <\(decoder.node.name)>."))
+        }
+        defer { currentIndex += 1 }
+        return decoder.child(elements[currentIndex], key: IndexKey(intValue: currentIndex))
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard !isAtEnd else { return true }
+        if decoder.child(elements[currentIndex], key: IndexKey(intValue: currentIndex)).isEmpty {
+            currentIndex += 1
+            return true
+        }
+        return false
+    }
+
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try next().decodeValue(type) }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        try next().container(keyedBy: type)
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer { try next().unkeyedContainer() }
+
+    mutating func superDecoder() throws -> any Decoder { try next() }
+}
+
+struct XMLSingleValueContainer: SingleValueDecodingContainer {
+    let decoder: XMLNodeDecoder
+    var codingPath: [any CodingKey] { decoder.codingPath }
+
+    func decodeNil() -> Bool { decoder.isEmpty }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decodeValue(type) }
+}
+
+/// An array index as a coding key.
+struct IndexKey: CodingKey {
+    let intValue: Int?
+    let stringValue: String
+
+    init(intValue: Int) {
+        self.intValue = intValue
+        stringValue = "\(intValue)"
+    }
+
+    init?(stringValue: String) { return nil }
+}
