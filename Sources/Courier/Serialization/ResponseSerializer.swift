@@ -30,7 +30,7 @@ extension ResponseSerializer where Value: Decodable {
     /// body is XML (by `Content-Type`, else by its first bytes) and the context's decoder is not one.
     public static func decodable(_ type: Value.Type = Value.self) -> ResponseSerializer {
         ResponseSerializer { body, context in
-            if !(context.decoder is XMLTreeDecoder), context.bodyKind(of: body) == .xml {
+            if context.mayBeXML(body), !(context.decoder is XMLTreeDecoder), context.bodyKind(of: body) == .xml {
                 return try XMLTreeDecoder().decode(Value.self, from: body)
             }
             return try context.decoder.decode(Value.self, from: body)
@@ -39,6 +39,12 @@ extension ResponseSerializer where Value: Decodable {
 }
 
 extension SerializationContext {
+    /// A cheap first test: false for the usual JSON responses, so they skip ``bodyKind(of:)``.
+    func mayBeXML(_ body: Data) -> Bool {
+        if let type = headers["Content-Type"] { return type.utf8.contains(UInt8(ascii: "x")) }
+        return body.first { $0 > 0x20 } == UInt8(ascii: "<")
+    }
+
     /// What the body is, by `Content-Type`, else by sniffing.
     func bodyKind(of body: Data) -> BodyKind { BodyKind(contentType: headers["Content-Type"], body: body) }
 }
