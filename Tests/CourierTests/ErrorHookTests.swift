@@ -16,8 +16,8 @@ import Testing
 
         let failures = Mutex<[(ErrorClassification, String?)]>([])
 
-        func client(_ client: APIClient, errorFor response: TransportResponse, body: ResponseBodyValue, request: TransportRequest) async -> (any Error)? {
-            guard response.statusCode == 200, let value = body.json?["error_code"] else { return nil }
+        func client(_ client: APIClient, errorFor response: TransportResponse, request: TransportRequest) async -> (any Error)? {
+            guard response.statusCode == 200, let value = response.bodyValue.json?["error_code"] else { return nil }
             guard let code = value.intValue ?? value.stringValue.flatMap({ Int($0) }) else { return nil }
             return APIError(code: code)
         }

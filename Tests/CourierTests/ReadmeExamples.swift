@@ -90,8 +90,8 @@ func signUp(_ form: SignUp, with client: APIClient) async -> String {
 final class APIHooks: APIClientDelegate {
     struct APIFailure: Error { let code: Int }
 
-    func client(_ client: APIClient, errorFor response: TransportResponse, body: ResponseBodyValue, request: TransportRequest) async -> (any Error)? {
-        body.json?["error_code"]?.intValue.map { APIFailure(code: $0) }
+    func client(_ client: APIClient, errorFor response: TransportResponse, request: TransportRequest) async -> (any Error)? {
+        response.bodyValue.json?["error_code"]?.intValue.map { APIFailure(code: $0) }
     }
 
     func client(_ client: APIClient, didFailWith error: CourierError, request: TransportRequest?) async {

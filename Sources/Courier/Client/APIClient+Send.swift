@@ -41,9 +41,8 @@ extension APIClient {
                 await download?.flush()
                 if let delegate = configuration.delegate {
                     await delegate.client(self, didReceive: response, for: wire)
-                    let body = ResponseBodyValue.read(response.body, contentType: response.headers["Content-Type"])
-                    if let rejection = await delegate.client(self, errorFor: response, body: body, request: wire) {
-                        throw rejected(response, body: body, by: rejection)
+                    if let rejection = await delegate.client(self, errorFor: response, request: wire) {
+                        throw rejected(response, by: rejection)
                     }
                 }
                 return try decode(response, for: request, id: id, start: start)
@@ -94,17 +93,15 @@ extension APIClient {
         }
     }
 
-    private func rejected(_ response: TransportResponse, body: ResponseBodyValue, by rejection: any Error) -> CourierError {
+    private func rejected(_ response: TransportResponse, by rejection: any Error) -> CourierError {
         if var error = rejection as? CourierError {
             error.url = error.url ?? response.url
             return error
         }
-        var error = CourierError(
+        return CourierError(
             .rejected, "The response to \(response.url.path) was rejected: \(rejection.localizedDescription)",
             url: response.url, statusCode: response.statusCode, headers: response.headers, body: response.body,
             underlyingError: rejection)
-        error.bodyValue = body
-        return error
     }
 
     private func decode<Value>(

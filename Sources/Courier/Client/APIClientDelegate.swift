@@ -10,10 +10,11 @@ public protocol APIClientDelegate: Sendable {
     func client(_ client: APIClient, didReceive response: TransportResponse, for request: TransportRequest) async
 
     /// Turns a response into an error (seed 003's `errorForResponseBody`): an API that answers 200
-    /// with `{"error_code": 7}` fails here. Return `nil` to let the response through (then non-2xx
-    /// statuses still fail as usual). The returned error becomes the ``CourierError/underlyingError``
-    /// of a ``CourierError/Kind/rejected`` error, unless it is a `CourierError` itself.
-    func client(_ client: APIClient, errorFor response: TransportResponse, body: ResponseBodyValue, request: TransportRequest) async -> (any Error)?
+    /// with `{"error_code": 7}` fails here (read it with ``TransportResponse/bodyValue``, parsed only
+    /// when you ask). Return `nil` to let the response through (then non-2xx statuses still fail as
+    /// usual). The returned error becomes the ``CourierError/underlyingError`` of a
+    /// ``CourierError/Kind/rejected`` error, unless it is a `CourierError` itself.
+    func client(_ client: APIClient, errorFor response: TransportResponse, request: TransportRequest) async -> (any Error)?
 
     /// Observes every error a request ends with, after it is classified (seed 003's
     /// `didReceiveErrorInResponse`): log it, or sign the user out on ``ErrorClassification/unauthorized``.
@@ -29,7 +30,7 @@ extension APIClientDelegate {
     public func client(_ client: APIClient, didReceive response: TransportResponse, for request: TransportRequest) async {}
 
     /// Returns `nil`: no response is turned into an error.
-    public func client(_ client: APIClient, errorFor response: TransportResponse, body: ResponseBodyValue, request: TransportRequest) async -> (any Error)? { nil }
+    public func client(_ client: APIClient, errorFor response: TransportResponse, request: TransportRequest) async -> (any Error)? { nil }
 
     /// Does nothing.
     public func client(_ client: APIClient, didFailWith error: CourierError, request: TransportRequest?) async {}

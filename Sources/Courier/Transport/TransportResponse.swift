@@ -19,3 +19,8 @@ public struct TransportResponse: Sendable {
         self.body = body
     }
 }
+
+extension TransportResponse {
+    /// The body read as JSON, XML, text or bytes by its `Content-Type` (parsed on each access).
+    public var bodyValue: ResponseBodyValue { ResponseBodyValue.read(body, contentType: headers["Content-Type"]) }
+}
