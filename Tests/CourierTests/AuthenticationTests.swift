@@ -211,6 +211,27 @@ import Testing
         await server.stop()
     }
 
+    /// A store that cannot be read for now, like a locked Keychain.
+    final class LockedStore: CredentialStore {
+        struct Locked: Error {}
+        let cleared = Mutex(false)
+        func load() throws -> Credentials? { throw Locked() }
+        func save(_ credentials: Credentials) throws {}
+        func clear() throws { cleared.withLock { $0 = true } }
+    }
+
+    @Test func anUnreadableStoreIsNotWiped() {
+        let store = LockedStore()
+        let client = APIClient(configuration: {
+            var configuration = ClientConfiguration(baseURL: URL(string: "http://127.0.0.1:1")!)
+            configuration.authenticationHeaders = Self.names
+            configuration.credentialStore = store
+            return configuration
+        }())
+        #expect(!client.isSignedIn)
+        #expect(store.cleared.withLock { $0 } == false)
+    }
+
     @Test func aCorruptCredentialFileMeansSignedOut() async throws {
         let directory = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

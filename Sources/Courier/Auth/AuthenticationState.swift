@@ -32,9 +32,12 @@ final class AuthenticationState: Sendable {
         var loaded: Credentials?
         do {
             loaded = try store.load().flatMap { $0.origin == origin ? $0 : nil }
-        } catch {
-            logger.warning("Courier could not read stored credentials; starting signed out: \(error)")
+        } catch is DecodingError {
+            logger.warning("Courier found corrupt stored credentials and removed them; starting signed out.")
             try? store.clear()
+        } catch {
+            // The store may be unavailable for now (a locked Keychain): keep what it holds.
+            logger.warning("Courier could not read stored credentials; starting signed out: \(error)")
         }
         state = Mutex(State(credentials: loaded))
     }
