@@ -4,11 +4,11 @@ extension APIClient {
     /// Resolves a request into what goes on the wire: URL, headers (with the captured credentials
     /// when the URL is the API's origin), encoded body.
     public func transportRequest<Value>(for request: Request<Value>) throws(CourierError) -> TransportRequest {
-        try prepare(request).request
+        try prepare(request.parts).request
     }
 
     /// The wire request and the version of the credentials it carries.
-    func prepare<Value>(_ request: Request<Value>) throws(CourierError) -> (request: TransportRequest, credentialsVersion: Int) {
+    func prepare(_ request: RequestParts) throws(CourierError) -> (request: TransportRequest, credentialsVersion: Int) {
         if let failure = request.preparationFailure {
             throw CourierError(.encodingFailed, "The request \(request.method) \(request.path) cannot be sent: \(failure).")
         }

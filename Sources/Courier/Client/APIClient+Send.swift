@@ -14,6 +14,19 @@ extension APIClient {
 
     func send<Value>(_ request: Request<Value>, id: RequestID) async throws(CourierError) -> Response<Value> {
         let start = ContinuousClock.now
+        let parts = request.parts
+        let (response, wire) = try await perform(parts, id: id)
+        do {
+            return try decode(response, for: request, id: id, start: start)
+        } catch {
+            throw await fail(error, id: id, url: response.url, sent: wire, parts: parts)
+        }
+    }
+
+    /// Everything but decoding: prepare, adapt, send (following redirects), capture credentials,
+    /// refresh once after a 401, run the response hooks, validate the status. Not generic, so it is
+    /// compiled once and specialised.
+    func perform(_ request: RequestParts, id: RequestID) async throws(CourierError) -> (TransportResponse, TransportRequest) {
         var url: URL?
         var sent: TransportRequest?
         do {
@@ -45,16 +58,22 @@ extension APIClient {
                         throw rejected(response, by: rejection)
                     }
                 }
-                return try decode(response, for: request, id: id, start: start)
+                try validateStatus(response, method: wire.method)
+                return (response, wire)
             }
         } catch {
-            var failure = CourierError.wrap(error, url: url)
-            if Task.isCancelled, failure.kind == .transport { failure = .cancelled(url) }
-            failure.requestID = id
-            failure = configuration.errorHandling.complete(failure)
-            await report(failure, request: sent, suppressPresentation: request.suppressErrorAlert)
-            throw failure
+            throw await fail(error, id: id, url: url, sent: sent, parts: request)
         }
+    }
+
+    /// Completes a failure (classification, user message), tells the delegate and the presenter.
+    private func fail(_ error: any Error, id: RequestID, url: URL?, sent: TransportRequest?, parts: RequestParts) async -> CourierError {
+        var failure = CourierError.wrap(error, url: url)
+        if Task.isCancelled, failure.kind == .transport { failure = .cancelled(url) }
+        failure.requestID = id
+        failure = configuration.errorHandling.complete(failure)
+        await report(failure, request: sent, suppressPresentation: parts.suppressErrorAlert)
+        return failure
     }
 
     /// After a 401 to a request that carried credentials, runs the authenticator (once for all
@@ -69,11 +88,13 @@ extension APIClient {
     }
 
     private func log(_ id: RequestID, _ request: TransportRequest) {
+        guard logsRequests else { return }
         configuration.logger.debug(
             "Courier \(id) → \(request.method) \(request.url.absoluteString) \(request.headers.redacted(sensitiveHeaders)) \(request.body?.count ?? 0) bytes")
     }
 
     private func log(_ id: RequestID, _ response: TransportResponse) {
+        guard logsRequests else { return }
         configuration.logger.debug(
             "Courier \(id) ← \(response.statusCode) \(response.url.absoluteString) \(response.headers.redacted(sensitiveHeaders)) \(response.body.count) bytes")
     }
@@ -104,15 +125,18 @@ extension APIClient {
             underlyingError: rejection)
     }
 
-    private func decode<Value>(
-        _ response: TransportResponse, for request: Request<Value>, id: RequestID, start: ContinuousClock.Instant
-    ) throws(CourierError) -> Response<Value> {
+    private func validateStatus(_ response: TransportResponse, method: HTTPMethod) throws(CourierError) {
         guard configuration.acceptableStatusCodes.contains(response.statusCode) else {
             throw CourierError(
                 .httpStatus(response.statusCode),
-                "The server answered \(response.statusCode) (\(HTTPStatus.reason(response.statusCode))) to \(request.method) \(response.url.path).",
+                "The server answered \(response.statusCode) (\(HTTPStatus.reason(response.statusCode))) to \(method) \(response.url.path).",
                 url: response.url, statusCode: response.statusCode, headers: response.headers, body: response.body)
         }
+    }
+
+    private func decode<Value>(
+        _ response: TransportResponse, for request: Request<Value>, id: RequestID, start: ContinuousClock.Instant
+    ) throws(CourierError) -> Response<Value> {
         let context = SerializationContext(
             statusCode: response.statusCode, headers: response.headers, decoder: request.decoder ?? configuration.decoder)
         let value: Value

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Sends ``Request`` values to an API and returns typed ``Response`` values.
 ///
@@ -16,12 +17,15 @@ public final class APIClient: Sendable {
     /// Captured credentials, when ``ClientConfiguration/authenticationHeaders`` names any.
     let authentication: AuthenticationState?
     let refresher = RefreshCoordinator()
+    /// Whether the logger writes debug lines (decided once: a `Logger`'s level is part of its value).
+    let logsRequests: Bool
 
     /// Creates a client.
     /// - Parameter transport: defaults to ``URLSessionTransport/shared``.
     public init(configuration: ClientConfiguration, transport: any HTTPTransport = URLSessionTransport.shared) {
         self.configuration = configuration
         self.transport = transport
+        logsRequests = configuration.logger.logLevel <= .debug
         if configuration.authenticationHeaders.isEmpty {
             authentication = nil
         } else {
