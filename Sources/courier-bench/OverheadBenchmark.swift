@@ -2,7 +2,8 @@ import Courier
 import Foundation
 
 /// `courier-bench overhead`: the time Courier itself adds to a request, measured with a transport
-/// that answers at once (no network), against decoding the same bytes directly.
+/// that answers at once (no network), against decoding the same bytes directly; the median over
+/// alternating rounds.
 struct OverheadBenchmark {
     let options: BenchOptions
 
@@ -21,17 +22,25 @@ struct OverheadBenchmark {
         configuration.decoder = decoder
         let client = APIClient(configuration: configuration, transport: InstantTransport(body: body))
         let request = Request<TransportBenchmark.Sample>(.get, "sample")
-        let count = options.scaled(200_000)
+        let count = options.scaled(20_000)
         let clock = ContinuousClock()
-        for _ in 0..<3 {
+        var differences: [Double] = []
+        var courierTotal = 0.0
+        var rawTotal = 0.0
+        for _ in 0..<options.rounds {
             let courier = try await clock.measure {
                 for _ in 0..<count { _ = try await client.send(request) }
-            }
+            }.seconds
             let raw = try clock.measure {
                 for _ in 0..<count { _ = try decoder.decode(TransportBenchmark.Sample.self, from: body) }
-            }
-            let perRequest = (courier - raw).seconds / Double(count) * 1e9
-            print("overhead.request ns=\(Int(perRequest)) courier=\(Int(courier.seconds / Double(count) * 1e9))ns decode-only=\(Int(raw.seconds / Double(count) * 1e9))ns")
+            }.seconds
+            differences.append((courier - raw) / Double(count) * 1e9)
+            courierTotal += courier
+            rawTotal += raw
         }
+        differences.sort()
+        let median = differences[differences.count / 2]
+        let requests = Double(count * options.rounds)
+        print("overhead.request ns=\(Int(median)) courier=\(Int(courierTotal / requests * 1e9))ns decode-only=\(Int(rawTotal / requests * 1e9))ns")
     }
 }
