@@ -1,0 +1,106 @@
+import Foundation
+
+/// Decodes `Decodable` models from JSON with the seed's rules (seed 002), with no `CodingKeys` in
+/// the model: keys as in ``KeyMapping``, values converted as below, dates in a global format with a
+/// per-call override.
+///
+/// Conversions (anything else is a ``ModelDecodingError`` naming the key path, never a silent zero):
+///
+/// | property | accepts |
+/// |---|---|
+/// | integers | integers; numbers with no fraction; strings holding an integer (`"123"`) |
+/// | `Double`, `Float` | numbers; strings holding a number (`"12.5"`) |
+/// | `String` | strings; numbers (`5` → `"5"`); Booleans (`"true"`) |
+/// | `Bool` | Booleans; `0`/`1`; `"true"`/`"false"`/`"1"`/`"0"`/`"yes"`/`"no"` (any case) |
+/// | `Date` | strings in ``dateFormat`` (or the call's format), ISO 8601 strings, Unix seconds |
+/// | `URL` | strings |
+/// | `Data` | Base64 strings |
+/// | optionals | `null` or a missing key → `nil` (for a non-optional: an error) |
+///
+/// Models are value types: a copy is a `let`, no `NSCopying` needed.
+public struct ModelDecoder: DataDecoder {
+    /// The date pattern for string dates (seed: `yyyy/MM/dd HH:mm:ss`).
+    public var dateFormat: String
+    /// The time zone of dates without an offset (UTC by default, so results do not depend on the machine).
+    public var timeZone: TimeZone
+
+    /// Creates a decoder.
+    public init(dateFormat: String = "yyyy/MM/dd HH:mm:ss", timeZone: TimeZone = TimeZone(secondsFromGMT: 0)!) {
+        self.dateFormat = dateFormat
+        self.timeZone = timeZone
+    }
+
+    /// Decodes `type` from JSON bytes.
+    /// - Throws: ``ModelDecodingError`` with the key path, or the parse error for malformed JSON.
+    public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        try decode(type, from: try JSONValue.parse(data))
+    }
+
+    /// Decodes `type` from an already parsed JSON value, with `dateFormat` for this call only
+    /// (seed: `modelDateFormat` per instance).
+    public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue, dateFormat: String? = nil) throws -> T {
+        let context = ModelDecodingContext(dateFormat: dateFormat ?? self.dateFormat, timeZone: timeZone)
+        do {
+            return try ModelValueDecoder(value: value, codingPath: [], context: context).decodeValue(type)
+        } catch let error as DecodingError {
+            throw ModelDecodingError(error)
+        }
+    }
+
+    /// Decodes an array of objects into models (seed: `transformDictionaryArray:intoArrayOfModels:`).
+    public func decodeArray<T: Decodable>(of type: T.Type, from values: [JSONValue], dateFormat: String? = nil) throws -> [T] {
+        try decode([T].self, from: .array(values), dateFormat: dateFormat)
+    }
+}
+
+/// Settings and caches shared by one decoding call.
+final class ModelDecodingContext {
+    let fixedFormat: FixedDateFormat?
+    let formatter: DateFormatter?
+    let timeZone: TimeZone
+    private var propertyNames: [String: String] = [:]
+
+    init(dateFormat: String, timeZone: TimeZone) {
+        self.timeZone = timeZone
+        fixedFormat = FixedDateFormat(dateFormat)
+        if fixedFormat == nil {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = timeZone
+            formatter.dateFormat = dateFormat
+            self.formatter = formatter
+        } else {
+            formatter = nil
+        }
+    }
+
+    /// ``KeyMapping/propertyName(for:)``, remembered: payloads repeat their keys.
+    func propertyName(for key: String) -> String {
+        if let known = propertyNames[key] { return known }
+        let name = KeyMapping.propertyName(for: key)
+        propertyNames[key] = name
+        return name
+    }
+
+    func date(from text: String) -> Date? {
+        if let fixedFormat, let date = fixedFormat.date(from: text, timeZone: timeZone) { return date }
+        if let formatter, let date = formatter.date(from: text) { return date }
+        if let date = try? Date(text, strategy: .iso8601) { return date }
+        return Double(text).map { Date(timeIntervalSince1970: $0) }
+    }
+}
+
+extension ModelDecodingError {
+    init(_ error: DecodingError) {
+        switch error {
+        case .keyNotFound(let key, let context):
+            self.init(keyPath: DecodingErrorText.path(context.codingPath + [key]), reason: "is missing")
+        case .valueNotFound(let type, let context):
+            self.init(keyPath: DecodingErrorText.path(context.codingPath), reason: "expected \(type), found null")
+        case .typeMismatch(_, let context), .dataCorrupted(let context):
+            self.init(keyPath: DecodingErrorText.path(context.codingPath), reason: context.debugDescription)
+        @unknown default:
+            self.init(keyPath: "", reason: "\(error)")
+        }
+    }
+}
