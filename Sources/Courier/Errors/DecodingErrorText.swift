@@ -28,8 +28,8 @@ enum DecodingErrorText {
     }
 
     /// A key path such as `orderedPizzas[1].pizzaID`, or `the top level`.
-    static func path(_ codingPath: [any CodingKey]) -> String {
-        guard !codingPath.isEmpty else { return "the top level" }
+    static func path(_ codingPath: [any CodingKey], topLevel: String = "the top level") -> String {
+        guard !codingPath.isEmpty else { return topLevel }
         var text = ""
         for key in codingPath {
             if let index = key.intValue { text += "[\(index)]" } else { text += (text.isEmpty ? "" : ".") + key.stringValue }

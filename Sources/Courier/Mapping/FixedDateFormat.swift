@@ -75,9 +75,51 @@ public struct FixedDateFormat: Sendable, Hashable {
               fields.hour < 24, fields.minute < 60, fields.second < 60
         else { return nil }
         let days = Self.daysSinceEpoch(year: fields.year, month: fields.month, day: fields.day)
-        let local = Double(days * 86_400 + fields.hour * 3_600 + fields.minute * 60 + fields.second) + Double(fields.millisecond) / 1_000
+        let local = Double((days * 86_400 + fields.hour * 3_600 + fields.minute * 60 + fields.second) * 1_000 + fields.millisecond) / 1_000
         let guess = Date(timeIntervalSince1970: local)
         return Date(timeIntervalSince1970: local - Double(timeZone.secondsFromGMT(for: guess)))
+    }
+
+    /// `date` written in the pattern, in `timeZone`.
+    public func string(from date: Date, timeZone: TimeZone) -> String {
+        let local = date.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: date))
+        let totalMilliseconds = Int((local * 1_000).rounded())
+        let whole = Int((Double(totalMilliseconds) / 1_000).rounded(.down))
+        let millisecond = totalMilliseconds - whole * 1_000
+        let days = Int((Double(whole) / 86_400).rounded(.down))
+        let seconds = whole - days * 86_400
+        let (year, month, day) = Self.civil(fromDays: days)
+        var text = ""
+        func pad(_ value: Int, _ width: Int) {
+            let digits = String(value)
+            text += String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        for token in tokens {
+            switch token {
+            case .year: pad(year, 4)
+            case .month: pad(month, 2)
+            case .day: pad(day, 2)
+            case .hour: pad(seconds / 3_600, 2)
+            case .minute: pad(seconds / 60 % 60, 2)
+            case .second: pad(seconds % 60, 2)
+            case .millisecond: pad(millisecond, 3)
+            case .literal(let byte): text += String(UnicodeScalar(byte))
+            }
+        }
+        return text
+    }
+
+    /// Year, month and day of a day count from 1970-01-01.
+    static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     static func daysIn(_ month: Int, of year: Int) -> Int {

@@ -47,6 +47,19 @@ public struct ModelDecoder: DataDecoder {
         }
     }
 
+    /// Decodes `type` and remembers which payload key each property came from, so
+    /// ``Mapped/dictionaryRepresentation(using:)`` can write it back with the original keys.
+    public func decodeMapped<T: Codable & Sendable>(_ type: T.Type, from data: Data, dateFormat: String? = nil) throws -> Mapped<T> {
+        let context = ModelDecodingContext(dateFormat: dateFormat ?? self.dateFormat, timeZone: timeZone)
+        context.keyMap = KeyMap()
+        do {
+            let model = try ModelValueDecoder(value: try JSONValue.parse(data), codingPath: [], context: context).decodeValue(type)
+            return Mapped(model: model, keyMap: context.keyMap ?? KeyMap())
+        } catch let error as DecodingError {
+            throw ModelDecodingError(error)
+        }
+    }
+
     /// Decodes an array of objects into models (seed: `transformDictionaryArray:intoArrayOfModels:`).
     public func decodeArray<T: Decodable>(of type: T.Type, from values: [JSONValue], dateFormat: String? = nil) throws -> [T] {
         try decode([T].self, from: .array(values), dateFormat: dateFormat)
@@ -59,6 +72,8 @@ final class ModelDecodingContext {
     let formatter: DateFormatter?
     let timeZone: TimeZone
     private var propertyNames: [String: String] = [:]
+    /// The keys read, when the caller wants the model's ``Mapped`` form.
+    var keyMap: KeyMap?
 
     init(dateFormat: String, timeZone: TimeZone) {
         self.timeZone = timeZone

@@ -122,12 +122,22 @@ struct ModelKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// The value for a property: the exact key first, then a key that converts to it, then `id`
     /// for `uid`.
     private func value(for key: Key) -> JSONValue? {
-        let name = key.stringValue
-        if let exact = object[name] { return exact }
-        for (payloadKey, value) in object where decoder.context.propertyName(for: payloadKey) == name {
-            return value
+        guard let (payloadKey, value) = lookup(key) else { return nil }
+        if decoder.context.keyMap != nil {
+            decoder.context.keyMap?.record(
+                path: DecodingErrorText.path(codingPath, topLevel: ""), property: key.stringValue,
+                payloadKey: payloadKey, wasNull: value == .null)
         }
-        return name == "uid" ? object["id"] : nil
+        return value
+    }
+
+    private func lookup(_ key: Key) -> (String, JSONValue)? {
+        let name = key.stringValue
+        if let exact = object[name] { return (name, exact) }
+        for (payloadKey, value) in object where decoder.context.propertyName(for: payloadKey) == name {
+            return (payloadKey, value)
+        }
+        return name == "uid" ? object["id"].map { ("id", $0) } : nil
     }
 
     /// The payload's own keys (so a decoded dictionary keeps them as they were).
