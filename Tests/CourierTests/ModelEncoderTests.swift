@@ -60,3 +60,20 @@ import Testing
         }
     }
 }
+
+@Suite struct IdentifiedTests {
+    struct User: Codable, Identified {
+        var uid: Int
+        var userName: String
+    }
+
+    @Test func equalityAndHashingByUID() throws {
+        let users = try ModelDecoder().decode([User].self, from: Data(#"[{"id":"1","user_name":"a"},{"id":2,"user_name":"b"}]"#.utf8))
+        var renamed = users[1]
+        renamed.userName = "changed"
+        #expect(renamed == users[1])
+        #expect(users.firstIndex(of: renamed) == 1)
+        #expect(Set(users + [renamed]).count == 2)
+        #expect(User(uid: 3, userName: "x") != User(uid: 4, userName: "x"))
+    }
+}

@@ -126,6 +126,21 @@ func makeSignedInClient(baseURL: URL) async throws -> APIClient {
 import Courier
 import Foundation
 
+struct MenuPizza: Codable, Sendable, Identified {  // equal by uid, as the seed's isEqual:
+    var uid: Int
+    var name: String
+    var numberOfIngredients: Int?
+}
+
+func renamePizza(payload: Data) throws -> JSONValue {
+    var mapped = try ModelDecoder().decodeMapped(MenuPizza.self, from: payload)
+    mapped.model.name = "Calabresa"
+    return try mapped.dictionaryRepresentation()    // the payload's own keys; absent keys stay absent
+}
+
+import Courier
+import Foundation
+
 struct Invoice: Decodable, Sendable {
     var id: Int
 }

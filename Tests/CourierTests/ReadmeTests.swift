@@ -68,6 +68,11 @@ import Testing
         }
     }
 
+    @Test func mappingExampleKeepsThePayloadKeys() throws {
+        let json = try renamePizza(payload: Data(#"{"id":5,"name":"Catuperoni","number_of_ingredients":null}"#.utf8))
+        #expect(json == .object(["id": .int(5), "name": .string("Calabresa"), "number_of_ingredients": .null]))
+    }
+
     @Test func transportExampleBuilds() async throws {
         let (client, transport) = makeServerSideClient()
         #expect(client.configuration.apiPath == "v1")
