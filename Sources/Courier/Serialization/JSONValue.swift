@@ -18,9 +18,10 @@ public enum JSONValue: Sendable, Hashable {
     case object([String: JSONValue])
 
     /// Parses JSON bytes. An empty body (or only white space) gives ``null``.
+    /// - Throws: an error naming the byte offset and what is wrong.
     public static func parse(_ data: Data) throws -> JSONValue {
         if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return .null }
-        return try JSONDecoder().decode(JSONValue.self, from: data)
+        return try JSONParser.parse(data)
     }
 
     /// The value under `key` of an object, else `nil`.
