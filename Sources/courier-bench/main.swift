@@ -5,6 +5,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let suites: [String: @Sendable (BenchOptions) async throws -> Void] = [
     "transport": { try await TransportBenchmark(options: $0).run() },
     "overhead": { try await OverheadBenchmark(options: $0).run() },
+    "decode": { try DecodeBenchmark(options: $0).run() },
 ]
 
 guard let name = arguments.first, let suite = suites[name] else {

@@ -89,6 +89,15 @@ final class ModelDecodingContext {
         }
     }
 
+    /// Payload keys that served a property before, tried first: payloads repeat their keys.
+    private var knownPayloadKeys: [String: [String]] = [:]
+
+    func payloadKeys(for property: String) -> [String] { knownPayloadKeys[property] ?? [] }
+
+    func remember(payloadKey: String, for property: String) {
+        knownPayloadKeys[property, default: []].append(payloadKey)
+    }
+
     /// ``KeyMapping/propertyName(for:)``, remembered: payloads repeat their keys.
     func propertyName(for key: String) -> String {
         if let known = propertyNames[key] { return known }

@@ -1,11 +1,46 @@
 import Foundation
 
+/// Where a value sits, as a chain to its parent: the coding path is built only when asked (for an
+/// error), not copied into an array for every value decoded.
+final class CodingPathNode {
+    let parent: CodingPathNode?
+    let key: any CodingKey
+
+    init(parent: CodingPathNode?, key: any CodingKey) {
+        self.parent = parent
+        self.key = key
+    }
+
+    static func path(_ node: CodingPathNode?) -> [any CodingKey] {
+        var keys: [any CodingKey] = []
+        var current = node
+        while let node = current {
+            keys.append(node.key)
+            current = node.parent
+        }
+        return keys.reversed()
+    }
+}
+
 /// The `Decoder` over one JSON value, applying ``ModelDecoder``'s rules.
 struct ModelValueDecoder: Decoder {
     let value: JSONValue
-    let codingPath: [any CodingKey]
+    let node: CodingPathNode?
     let context: ModelDecodingContext
     var userInfo: [CodingUserInfoKey: Any] { [:] }
+    var codingPath: [any CodingKey] { CodingPathNode.path(node) }
+
+    init(value: JSONValue, codingPath: [any CodingKey], context: ModelDecodingContext) {
+        self.value = value
+        self.context = context
+        node = codingPath.reduce(nil) { CodingPathNode(parent: $0, key: $1) }
+    }
+
+    init(value: JSONValue, node: CodingPathNode?, context: ModelDecodingContext) {
+        self.value = value
+        self.node = node
+        self.context = context
+    }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .object(let object) = value else { throw mismatch("an object") }
@@ -20,7 +55,7 @@ struct ModelValueDecoder: Decoder {
     func singleValueContainer() throws -> any SingleValueDecodingContainer { ModelSingleValueContainer(decoder: self) }
 
     func child(_ value: JSONValue, key: any CodingKey) -> ModelValueDecoder {
-        ModelValueDecoder(value: value, codingPath: codingPath + [key], context: context)
+        ModelValueDecoder(value: value, node: CodingPathNode(parent: node, key: key), context: context)
     }
 
     /// What was found, for messages.
@@ -134,7 +169,12 @@ struct ModelKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func lookup(_ key: Key) -> (String, JSONValue)? {
         let name = key.stringValue
         if let exact = object[name] { return (name, exact) }
-        for (payloadKey, value) in object where decoder.context.propertyName(for: payloadKey) == name {
+        let context = decoder.context
+        for candidate in context.payloadKeys(for: name) {
+            if let value = object[candidate] { return (candidate, value) }
+        }
+        for (payloadKey, value) in object where context.propertyName(for: payloadKey) == name {
+            context.remember(payloadKey: payloadKey, for: name)
             return (payloadKey, value)
         }
         return name == "uid" ? object["id"].map { ("id", $0) } : nil
