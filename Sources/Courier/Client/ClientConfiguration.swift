@@ -30,8 +30,9 @@ public struct ClientConfiguration: Sendable {
     public var delegate: (any APIClientDelegate)?
     /// How parameter bodies are encoded when a request names no encoder (JSON by default).
     public var parameterEncoder: any ParameterEncoding = JSONParameterEncoder()
-    /// How `Decodable` responses are decoded when a request names no decoder.
-    public var decoder: any DataDecoder = JSONDecoder()
+    /// How `Decodable` responses are decoded when a request names no decoder: ``ModelDecoder``
+    /// (the seed's key rules and conversions) by default; set `JSONDecoder()` for Foundation's.
+    public var decoder: any DataDecoder = ModelDecoder()
     /// How ``RequestBody/encodable(_:)`` bodies are encoded.
     public var encoder: any DataEncoder = JSONEncoder()
     /// Status codes that count as success; any other is thrown as ``CourierError/Kind/httpStatus(_:)``.

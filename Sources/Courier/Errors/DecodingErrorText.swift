@@ -18,6 +18,7 @@ enum DecodingErrorText {
 
     /// The key path of a `DecodingError` (with the missing key for `keyNotFound`), else `nil`.
     static func keyPath(of error: any Error) -> String? {
+        if let error = error as? ModelDecodingError { return error.keyPath.isEmpty ? nil : error.keyPath }
         guard let error = error as? DecodingError else { return nil }
         switch error {
         case .keyNotFound(let key, let context): return path(context.codingPath + [key])
