@@ -11,7 +11,7 @@ import Testing
         case 0: return .null
         case 1: return .bool(Bool.random(using: &generator))
         case 2: return .int(Int.random(in: Int.min...Int.max, using: &generator))
-        case 3: return .double(Double.random(in: -1e12...1e12, using: &generator).rounded(.towardZero) + 0.5)
+        case 3: return .double(Double.random(in: -1e12...1e12, using: &generator).rounded(.towardZero) + 0.5)  // never whole
         case 4:
             let scalars: [UnicodeScalar] = ["a", "Z", "\"", "\\", "/", "\n", "\t", "\u{01}", "é", "中", "😀", " "]
             return .string(String(String.UnicodeScalarView((0..<Int.random(in: 0...12, using: &generator)).map { _ in scalars.randomElement(using: &generator)! })))
@@ -39,7 +39,7 @@ import Testing
         #expect(value["s"]?.stringValue == "a\"b\\c/d\u{08}\u{0C}\n\r\té中😀")
         #expect(value["i"] == .int(0))
         #expect(value["big"] == .double(1.2345678901234568e23))
-        #expect(value["e"] == .double(100) && value["f"] == .double(-0.0025))
+        #expect(value["e"] == .int(100) && value["f"] == .double(-0.0025))
         #expect(value["t"] == .bool(true) && value["n"] == .null && value["a"] == .array([]))
         #expect(try JSONValue.parse(Data([0xEF, 0xBB, 0xBF] + Array(#"[1]"#.utf8))) == .array([.int(1)]))
         #expect(try JSONValue.parse(Data("  ".utf8)) == .null)

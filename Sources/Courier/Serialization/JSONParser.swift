@@ -2,7 +2,8 @@ import Foundation
 
 /// A JSON parser (RFC 8259) straight from bytes to ``JSONValue``: no Foundation objects on the way.
 ///
-/// Integers that fit in `Int` become ``JSONValue/int(_:)``, other numbers ``JSONValue/double(_:)``;
+/// Numbers with an integral value that fits in `Int` (`5`, `5.0`, `5e0`) become ``JSONValue/int(_:)``,
+/// other numbers ``JSONValue/double(_:)``;
 /// strings are validated UTF-8 with every escape decoded (surrogate pairs included); nesting is
 /// limited to 512 levels; anything after the value but white space is an error.
 struct JSONParser {
@@ -236,6 +237,8 @@ struct JSONParser {
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         if isInteger, let int = Int(text) { return .int(int) }
         guard let double = Double(text), double.isFinite else { throw Failure(offset: start, reason: "number out of range") }
+        // JSON has one number type: `1e10` and `10000000000` are the same value.
+        if double == double.rounded(), let int = Int(exactly: double) { return .int(int) }
         return .double(double)
     }
 }

@@ -6,7 +6,7 @@ public enum JSONValue: Sendable, Hashable {
     case null
     /// `true` or `false`.
     case bool(Bool)
-    /// A number without a fraction or exponent that fits in `Int`.
+    /// A number whose value is a whole number that fits in `Int` (`5`, `5.0` and `5e0` alike).
     case int(Int)
     /// Any other number.
     case double(Double)

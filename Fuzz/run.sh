@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds the JSON fuzz target with libFuzzer and AddressSanitizer and runs it.
+# Usage: Fuzz/run.sh [seconds] [extra libFuzzer flags…]   (default: 300 seconds)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-300}"
+shift || true
+swift build --target Logging >/dev/null
+mkdir -p .build/fuzz/corpus
+swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name CourierFuzz \
+    -I .build/debug/Modules \
+    $(find Sources/Courier -name '*.swift') Fuzz/JSONFuzzTarget.swift \
+    .build/debug/Logging.build/*.o \
+    -o .build/fuzz/courier-json-fuzz
+cp -n Fuzz/seeds/* .build/fuzz/corpus/ 2>/dev/null || true
+export SWIFT_BACKTRACE=enable=no  # libFuzzer reports crashes itself
+exec .build/fuzz/courier-json-fuzz .build/fuzz/corpus -max_total_time="$seconds" -max_len=4096 -artifact_prefix=.build/fuzz/ "$@"
