@@ -78,15 +78,7 @@ final class ModelDecodingContext {
     init(dateFormat: String, timeZone: TimeZone) {
         self.timeZone = timeZone
         fixedFormat = FixedDateFormat(dateFormat)
-        if fixedFormat == nil {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = timeZone
-            formatter.dateFormat = dateFormat
-            self.formatter = formatter
-        } else {
-            formatter = nil
-        }
+        formatter = fixedFormat == nil ? DateFormatter.posix(format: dateFormat, timeZone: timeZone) : nil
     }
 
     /// Payload keys that served a property before, tried first: payloads repeat their keys.

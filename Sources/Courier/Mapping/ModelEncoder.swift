@@ -57,6 +57,8 @@ final class ModelEncodingContext {
     let dateFormat: String
     let timeZone: TimeZone
     let keyMap: KeyMap?
+    /// Made on first use, once per call, for patterns the fixed format does not handle.
+    private lazy var formatter = DateFormatter.posix(format: dateFormat, timeZone: timeZone)
 
     init(dateFormat: String, timeZone: TimeZone, keyMap: KeyMap?) {
         self.dateFormat = dateFormat
@@ -67,10 +69,6 @@ final class ModelEncodingContext {
 
     func string(from date: Date) -> String {
         if let fixedFormat { return fixedFormat.string(from: date, timeZone: timeZone) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = timeZone
-        formatter.dateFormat = dateFormat
         return formatter.string(from: date)
     }
 }
