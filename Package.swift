@@ -22,11 +22,15 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         .target(
             name: "Courier",
-            dependencies: [.product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .target(
             name: "CourierAsyncHTTPClient",
@@ -83,6 +87,7 @@ let package = Package(
                 "CourierTesting",
                 "CourierDemo",
                 "ImageStoreServer",
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
     ]
