@@ -62,6 +62,7 @@ let package = Package(
         .executableTarget(
             name: "courier",
             dependencies: [
+                "Courier",
                 "CourierDemo",
                 "ImageStoreServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

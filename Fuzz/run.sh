@@ -6,11 +6,16 @@ cd "$(dirname "$0")/.."
 seconds="${1:-300}"
 shift || true
 swift build --target Logging >/dev/null
+swift build --target Crypto >/dev/null
 mkdir -p .build/fuzz/corpus
+# Courier's sources are compiled into the fuzzer with instrumentation; its dependencies (swift-log,
+# swift-crypto and BoringSSL) are linked from the debug build as they are.
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name CourierFuzz \
     -I .build/debug/Modules \
     $(find Sources/Courier -name '*.swift') Fuzz/JSONFuzzTarget.swift \
     .build/debug/Logging.build/*.o \
+    $(find .build/debug/Crypto.build .build/debug/CryptoBoringWrapper.build .build/debug/CCryptoBoringSSL.build \
+        .build/debug/CCryptoBoringSSLShims.build -name '*.o') \
     -o .build/fuzz/courier-json-fuzz
 cp -n Fuzz/seeds/* .build/fuzz/corpus/ 2>/dev/null || true
 export SWIFT_BACKTRACE=enable=no  # libFuzzer reports crashes itself

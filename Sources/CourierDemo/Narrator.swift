@@ -1,10 +1,9 @@
 import Courier
 import Foundation
-import Synchronization
 
 /// Prints the demo's narration.
 final class Narrator: Sendable {
-    private let stepNumber = Mutex(0)
+    private let stepNumber = Locked(0)
     private let output: @Sendable (String) -> Void
 
     init(output: @escaping @Sendable (String) -> Void) { self.output = output }
@@ -25,7 +24,7 @@ final class Narrator: Sendable {
 /// A one-line text progress bar.
 final class ProgressBar: Sendable {
     private let narrator: Narrator
-    private let lastDrawn = Mutex(-1)
+    private let lastDrawn = Locked(-1)
 
     init(narrator: Narrator) { self.narrator = narrator }
 

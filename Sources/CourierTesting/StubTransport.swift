@@ -1,6 +1,5 @@
 import Courier
 import Foundation
-import Synchronization
 
 /// An ``Courier/HTTPTransport`` that answers from canned responses, for testing code that uses
 /// Courier without a server.
@@ -23,8 +22,8 @@ public final class StubTransport: HTTPTransport {
         let respond: Responder
     }
 
-    private let entries = Mutex<[Entry]>([])
-    private let received = Mutex<[TransportRequest]>([])
+    private let entries = Locked<[Entry]>([])
+    private let received = Locked<[TransportRequest]>([])
 
     /// Creates a transport with no stubs.
     public init() {}

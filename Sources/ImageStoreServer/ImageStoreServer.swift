@@ -1,8 +1,8 @@
+import Courier
 import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
-import Synchronization
 
 /// The seed-004 sample server: a Hummingbird 2 application on SQLite that Courier's tests, demo and
 /// benchmarks talk to, started in-process.
@@ -40,7 +40,7 @@ public final class ImageStoreServer: Sendable {
     private let database: ServerDatabase
     private let counter: RequestCounter
     private let group: ServiceGroup
-    private let runTask: Mutex<Task<Void, Never>?>
+    private let runTask: Locked<Task<Void, Never>?>
     private let finished: Task<Void, Never>
 
     /// `http://host:port`.
@@ -55,7 +55,7 @@ public final class ImageStoreServer: Sendable {
         self.database = database
         self.counter = counter
         self.group = group
-        self.runTask = Mutex(runTask)
+        self.runTask = Locked(runTask)
         self.finished = Task { await runTask.value }
     }
 
@@ -125,6 +125,12 @@ public final class ImageStoreServer: Sendable {
     /// `/status/{code}`), for one method or, with `nil`, all methods.
     public func requestCount(_ method: String? = nil, _ route: String) -> Int {
         counter.count(method: method, route: route)
+    }
+
+    /// Requests to `route` the server answered `304 Not Modified` (conditional requests whose
+    /// copy was current), for one method or all.
+    public func notModifiedCount(_ method: String? = nil, _ route: String) -> Int {
+        counter.count(method: method, route: route + "#304")
     }
 
     /// Requests received by `route` with any method.

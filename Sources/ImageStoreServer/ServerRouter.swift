@@ -10,6 +10,7 @@ enum ServerRouter {
         diagnostics.add(to: router)
         ErrorRoutes().add(to: router)
         AuthRoutes(accounts: accounts).add(to: router)
+        DocumentRoutes(database: database).add(to: router)
         return router
     }
 }

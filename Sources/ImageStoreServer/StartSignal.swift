@@ -1,4 +1,4 @@
-import Synchronization
+import Courier
 
 /// Hands the listening port (or a start failure) from the server task to ``ImageStoreServer/start(_:logger:)``, once.
 final class StartSignal: Sendable {
@@ -7,7 +7,7 @@ final class StartSignal: Sendable {
         var waiter: CheckedContinuation<Int, any Error>?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func succeed(_ port: Int) { complete(.success(port)) }
 

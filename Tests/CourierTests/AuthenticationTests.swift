@@ -1,7 +1,6 @@
 import Courier
 import Foundation
 import ImageStoreServer
-import Synchronization
 import Testing
 
 /// Authentication headers: captured, persisted, injected, never leaked, cleared by logout.
@@ -149,7 +148,7 @@ import Testing
 
     /// Signs in again with the demo account.
     final class ReSignIn: Authenticator {
-        let calls = Mutex(0)
+        let calls = Locked(0)
         func refreshCredentials(using client: APIClient) async throws -> Bool {
             calls.withLock { $0 += 1 }
             _ = try await AuthenticationTests.signIn(client)
@@ -213,9 +212,9 @@ import Testing
 
     /// A store that cannot be read for now, like a locked Keychain.
     final class LockedStore: CredentialStore {
-        struct Locked: Error {}
-        let cleared = Mutex(false)
-        func load() throws -> Credentials? { throw Locked() }
+        struct Unavailable: Error {}
+        let cleared = Locked(false)
+        func load() throws -> Credentials? { throw Unavailable() }
         func save(_ credentials: Credentials) throws {}
         func clear() throws { cleared.withLock { $0 = true } }
     }

@@ -2,14 +2,13 @@ import Courier
 import Dispatch
 import Foundation
 import ImageStoreServer
-import Synchronization
 import Testing
 
 /// The callback API: exactly once, on the chosen queue, cancellable.
 @Suite struct CallbackTests {
     /// Collects callback invocations and the queue each ran on.
     final class Recorder<Value: Sendable>: Sendable {
-        let calls = Mutex<[(Result<Response<Value>, CourierError>, Int?)]>([])
+        let calls = Locked<[(Result<Response<Value>, CourierError>, Int?)]>([])
         let key = DispatchSpecificKey<Int>()
         let queue = DispatchQueue(label: "callback.tests")
 

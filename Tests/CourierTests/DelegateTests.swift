@@ -1,13 +1,12 @@
 import Courier
 import Foundation
 import ImageStoreServer
-import Synchronization
 import Testing
 
 /// The client delegate's hooks.
 @Suite struct DelegateTests {
     final class Signer: APIClientDelegate {
-        let seen = Mutex<[Int]>([])
+        let seen = Locked<[Int]>([])
 
         func client(_ client: APIClient, willSend request: TransportRequest) async throws -> TransportRequest {
             var request = request

@@ -1,12 +1,12 @@
+import Courier
 import CourierDemo
-import Synchronization
 import Testing
 
 /// `courier demo` is the main job: its scenario runs to the end on both transports.
 @Suite struct DemoTests {
     @Test(arguments: DemoTransport.allCases)
     func demoRunsToTheEnd(transport: DemoTransport) async throws {
-        let lines = Mutex<[String]>([])
+        let lines = Locked<[String]>([])
         try await DemoScenario(transport: transport) { line in lines.withLock { $0.append(line) } }.run()
         let text = lines.withLock { $0.joined(separator: "\n") }
         #expect(text.contains("Done: every step behaved as described."))

@@ -2,7 +2,6 @@ import Courier
 import Foundation
 import ImageStoreServer
 import Logging
-import Synchronization
 import Testing
 
 /// The delegate's error hooks, error presentation, and the serializers' fallbacks.
@@ -14,7 +13,7 @@ import Testing
             var errorDescription: String? { "API error \(code)" }
         }
 
-        let failures = Mutex<[(ErrorClassification, String?)]>([])
+        let failures = Locked<[(ErrorClassification, String?)]>([])
 
         func client(_ client: APIClient, errorFor response: TransportResponse, request: TransportRequest) async -> (any Error)? {
             guard response.statusCode == 200, let value = response.bodyValue.json?["error_code"] else { return nil }
@@ -28,7 +27,7 @@ import Testing
     }
 
     final class Recorder: ErrorPresenter {
-        let shown = Mutex<[String]>([])
+        let shown = Locked<[String]>([])
         func present(_ error: CourierError, logger: Logger) async { shown.withLock { $0.append(error.userMessage) } }
     }
 

@@ -1,7 +1,6 @@
 import Courier
 import Foundation
 import ImageStoreServer
-import Synchronization
 import Testing
 
 /// Both transports end to end against the in-process server.
@@ -110,7 +109,7 @@ import Testing
             try await kind.with { transport in
                 let client = server.client(transport)
                 for chunked in [false, true] {
-                    let reports = Mutex<[TransferProgress]>([])
+                    let reports = Locked<[TransferProgress]>([])
                     var request = Request<Data>(.get, "bytes/3000000", query: chunked ? ["chunked": true] : [:])
                     request.downloadProgress = { progress in reports.withLock { $0.append(progress) } }
                     let response = try await client.send(request)
@@ -131,7 +130,7 @@ import Testing
         try await withServer { server in
             try await kind.with { transport in
                 let client = server.client(transport)
-                let reports = Mutex<[TransferProgress]>([])
+                let reports = Locked<[TransferProgress]>([])
                 let bytes = Data((0..<8_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
                 var request = Request<EchoReply>(.post, "echo/upload", body: .data(bytes, contentType: "application/octet-stream"))
                 request.uploadProgress = { progress in reports.withLock { $0.append(progress) } }
@@ -153,7 +152,7 @@ import Testing
                 let queue = DispatchQueue(label: "progress.queue")
                 let key = DispatchSpecificKey<Int>()
                 queue.setSpecific(key: key, value: 7)
-                let onQueue = Mutex<[Bool]>([])
+                let onQueue = Locked<[Bool]>([])
                 var request = Request<Data>(.get, "bytes/200000").callback(on: queue)
                 request.downloadProgress = { _ in onQueue.withLock { $0.append(DispatchQueue.getSpecific(key: key) == 7) } }
                 _ = try await server.client(transport).send(request)

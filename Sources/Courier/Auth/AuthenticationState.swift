@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 
 /// The client's captured credentials: what is injected into requests to the API's origin, what a
 /// response may replace, and what ``APIClient/logout()`` clears.
@@ -12,21 +11,33 @@ import Synchronization
 /// memory.
 final class AuthenticationState: Sendable {
     private struct State {
-        var credentials: Credentials?
+        var credentials: Credentials? {
+            didSet { scope = nil }
+        }
         var version = 0
+        /// The cache scope of ``credentials``, computed when first asked.
+        var scope: String?
     }
 
     let origin: String
     let names: [String]
     let expiryName: String?
+    /// The headers whose values identify the user (see ``ClientConfiguration/cacheScopeHeaders``).
+    let scopeNames: [String]
     private let store: any CredentialStore
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let logger: Logger
 
-    init(origin: String, names: [String], expiryName: String?, store: any CredentialStore, logger: Logger) {
+    init(
+        origin: String, names: [String], expiryName: String?, scopeNames: [String]? = nil,
+        store: any CredentialStore, logger: Logger
+    ) {
         self.origin = origin
         self.names = names
         self.expiryName = expiryName
+        self.scopeNames = scopeNames
+            ?? names.first { $0.lowercased() == "uid" }.map { [$0] }
+            ?? names.filter { $0.lowercased() != expiryName?.lowercased() }
         self.store = store
         self.logger = logger
         var loaded: Credentials?
@@ -39,12 +50,31 @@ final class AuthenticationState: Sendable {
             // The store may be unavailable for now (a locked Keychain): keep what it holds.
             logger.warning("Courier could not read stored credentials; starting signed out: \(error)")
         }
-        state = Mutex(State(credentials: loaded))
+        state = Locked(State(credentials: loaded))
     }
 
     /// The current credentials and their version.
     var current: (credentials: Credentials?, version: Int) {
         state.withLock { ($0.credentials, $0.version) }
+    }
+
+    /// The response cache's scope for the current user: ``CacheKey/publicScope`` when signed out,
+    /// else a digest of the origin and the identifying headers' values.
+    var cacheScope: String {
+        state.withLock { state in
+            if let scope = state.scope { return scope }
+            let scope = state.credentials.map { credentials in
+                var hasher = CanonicalHasher()
+                hasher.add(string: origin)
+                for name in scopeNames {
+                    hasher.add(string: name.lowercased())
+                    hasher.add(string: credentials.headers.first { $0.key.lowercased() == name.lowercased() }?.value ?? "")
+                }
+                return "user-" + hasher.hex().prefix(32)
+            } ?? CacheKey.publicScope
+            state.scope = scope
+            return scope
+        }
     }
 
     /// The headers to attach to a request for `url`: none for another origin.

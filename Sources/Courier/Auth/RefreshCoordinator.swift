@@ -1,8 +1,7 @@
-import Synchronization
 
 /// Runs at most one credential refresh at a time and lets every request that hit a 401 share it.
 final class RefreshCoordinator: Sendable {
-    private let inFlight = Mutex<Task<Bool, any Error>?>(nil)
+    private let inFlight = Locked<Task<Bool, any Error>?>(nil)
 
     /// Whether requests marked by the task-local are the authenticator's own.
     @TaskLocal static var isRefreshing = false

@@ -6,10 +6,14 @@ extension APIClient {
     /// Whether credentials are stored.
     public var isSignedIn: Bool { credentials != nil }
 
-    /// Forgets the captured credentials, in memory and in the credential store: later requests go
-    /// out without them.
+    /// Forgets the captured credentials, in memory and in the credential store, and removes the
+    /// user's cached responses: later requests go out without them.
     /// - Throws: ``CourierError/Kind/transport`` when the store cannot delete them.
     public func logout() throws(CourierError) {
+        if let authentication, let cache = configuration.cache {
+            let scope = authentication.cacheScope
+            if scope != CacheKey.publicScope { cache.removeAll(scope: scope) }
+        }
         do {
             try authentication?.clear()
         } catch {

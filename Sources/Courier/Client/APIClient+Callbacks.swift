@@ -4,9 +4,11 @@ extension APIClient {
     /// The callback a request started with ``request(_:completion:)`` reports to.
     public typealias Completion<Value: Sendable> = @Sendable (Result<Response<Value>, CourierError>) -> Void
 
-    /// Starts `request` and calls `completion` exactly once, on the request's callback queue (else
-    /// the client's), with the response or the error. Cancelling the returned task reports a
-    /// ``CourierError/Kind/cancelled`` error.
+    /// Starts `request` and calls `completion` on the request's callback queue (else the client's)
+    /// with the response or the error: exactly once, except for a ``CacheOption/both`` request with
+    /// a cached response, which is called back first with the cached response (`fromCache` true)
+    /// and then with the network's. Cancelling the returned task reports a
+    /// ``CourierError/Kind/cancelled`` error, and nothing after it.
     @discardableResult
     public func request<Value>(_ request: Request<Value>, completion: @escaping Completion<Value>) -> RequestTask {
         let queue = request.callbackQueue ?? configuration.callbackQueue
@@ -17,7 +19,9 @@ extension APIClient {
         let task = Task {
             let result: Result<Response<Value>, CourierError>
             do throws(CourierError) {
-                result = .success(try await self.send(request, id: id))
+                result = .success(try await self.deliver(request, id: id) { cached in
+                    handle.deliverIntermediate { queue.async { completion(.success(cached)) } }
+                })
             } catch {
                 result = .failure(error)
             }

@@ -9,18 +9,22 @@ extension APIClient {
     /// - Throws: ``CourierError`` for every failure: a bad URL or body, a transport failure, a status
     ///   outside ``ClientConfiguration/acceptableStatusCodes``, or a body that does not decode.
     public func send<Value>(_ request: Request<Value>) async throws(CourierError) -> Response<Value> {
-        try await send(request, id: .next())
+        try await deliver(request, id: .next(), cached: nil)
     }
 
-    func send<Value>(_ request: Request<Value>, id: RequestID) async throws(CourierError) -> Response<Value> {
-        let start = ContinuousClock.now
-        let parts = request.parts
+    /// The network leg: perform, then decode; stores or invalidates per `plan`.
+    func network<Value>(
+        _ request: Request<Value>, parts: RequestParts, id: RequestID, start: ContinuousClock.Instant, plan: CachePlan?
+    ) async throws(CourierError) -> Response<Value> {
         let (response, wire) = try await perform(parts, id: id)
+        let decoded: Response<Value>
         do {
-            return try decode(response, for: request, id: id, start: start)
+            decoded = try decode(response, for: request, id: id, start: start, source: .network)
         } catch {
             throw await fail(error, id: id, url: response.url, sent: wire, parts: parts)
         }
+        if let plan { record(response, method: wire.method, plan: plan) }
+        return decoded
     }
 
     /// Everything but decoding: prepare, adapt, send (following redirects), capture credentials,
@@ -43,12 +47,15 @@ extension APIClient {
                 }
                 sent = wire
                 log(id, wire)
-                let response = try await exchange(wire, observer: observer)
+                var response = try await exchange(wire, observer: observer)
                 authentication?.capture(from: response)
                 log(id, response)
                 if attempt == 0, try await refreshed(after: response, sentVersion: credentialsVersion) {
                     attempt += 1
                     continue
+                }
+                if response.statusCode == 304, let stored = request.revalidating {
+                    response = stored.revalidated(by: response)
                 }
                 await upload?.flush()
                 await download?.flush()
@@ -67,7 +74,7 @@ extension APIClient {
     }
 
     /// Completes a failure (classification, user message), tells the delegate and the presenter.
-    private func fail(_ error: any Error, id: RequestID, url: URL?, sent: TransportRequest?, parts: RequestParts) async -> CourierError {
+    func fail(_ error: any Error, id: RequestID, url: URL?, sent: TransportRequest?, parts: RequestParts) async -> CourierError {
         var failure = CourierError.wrap(error, url: url)
         if Task.isCancelled, failure.kind == .transport { failure = .cancelled(url) }
         failure.requestID = id
@@ -134,8 +141,9 @@ extension APIClient {
         }
     }
 
-    private func decode<Value>(
-        _ response: TransportResponse, for request: Request<Value>, id: RequestID, start: ContinuousClock.Instant
+    func decode<Value>(
+        _ response: TransportResponse, for request: Request<Value>, id: RequestID, start: ContinuousClock.Instant,
+        source: ResponseSource
     ) throws(CourierError) -> Response<Value> {
         let context = SerializationContext(
             statusCode: response.statusCode, headers: response.headers, decoder: request.decoder ?? configuration.decoder)
@@ -152,6 +160,6 @@ extension APIClient {
         }
         return Response(
             value: value, statusCode: response.statusCode, headers: response.headers, data: response.body,
-            url: response.url, source: .network, requestID: id, duration: ContinuousClock.now - start)
+            url: response.url, source: source, requestID: id, duration: ContinuousClock.now - start)
     }
 }

@@ -32,6 +32,7 @@ public final class APIClient: Sendable {
             let origin = configuration.baseURL.origin
             authentication = AuthenticationState(
                 origin: origin, names: configuration.authenticationHeaders, expiryName: configuration.expiryHeader,
+                scopeNames: configuration.cacheScopeHeaders,
                 store: configuration.credentialStore ?? CredentialStores.standard(for: origin), logger: configuration.logger)
         }
     }

@@ -21,6 +21,24 @@ public struct ClientConfiguration: Sendable {
     public var timeout: TimeInterval = 60
     /// How requests that name no cache option use the response cache.
     public var cacheOption: CacheOption = .networkOnly
+    /// The response cache; ``ResponseCache/shared`` (in ``ResponseCache/standardDirectory``) by
+    /// default, `nil` for none. Responses are stored only for requests that read the cache
+    /// (``CacheOption/cacheOnly``, ``CacheOption/both``, or offline mode): a plain
+    /// ``CacheOption/networkOnly`` request ignores the cache completely, as in the seeds.
+    public var cache: ResponseCache? = .shared
+    /// Offline mode (seed 003's `MJApiClientCacheManagementOffline`): when the network is
+    /// unreachable (offline, host unreachable, timed out), a request answers with its cached
+    /// response, marked ``ResponseSource/offlineCache``, instead of failing.
+    public var offlineMode = false
+    /// When a cached response answers a ``CacheOption/both`` request without a network request.
+    public var cacheFreshness = CacheFreshness.never
+    /// Whether a successful POST, PUT, PATCH or DELETE removes the cached responses of its path
+    /// (any query) and of the parent path, for the current user. On by default.
+    public var invalidatesCacheOnWrite = true
+    /// The credential headers whose values identify the user for the cache's per-user scope; `nil`
+    /// uses `uid` when ``authenticationHeaders`` has it, else all of them but ``expiryHeader``.
+    /// Headers that change with every response (a rotating token) make poor scopes.
+    public var cacheScopeHeaders: [String]?
     /// The queue completion and progress callbacks run on when a request names none.
     ///
     /// Defaults to the main queue on Apple platforms and to a serial queue of Courier's own on

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// Delivers a request's progress reports to the user's handler on the callback queue, dropping any
 /// report that would go backwards, so delivery is monotonic even on a concurrent queue.
@@ -11,7 +10,7 @@ final class ProgressRelay: Sendable {
 
     private let handler: ProgressHandler
     private let queue: DispatchQueue
-    private let delivered = Mutex(Delivered())
+    private let delivered = Locked(Delivered())
 
     init(handler: @escaping ProgressHandler, queue: DispatchQueue) {
         self.handler = handler

@@ -30,6 +30,20 @@ extension Request {
         return copy
     }
 
+    /// A copy that uses the cache as `option` says.
+    public func cache(_ option: CacheOption) -> Request {
+        var copy = self
+        copy.cacheOption = option
+        return copy
+    }
+
+    /// A copy with offline mode on or off, whatever the client's setting.
+    public func offlineMode(_ enabled: Bool = true) -> Request {
+        var copy = self
+        copy.offlineMode = enabled
+        return copy
+    }
+
     /// A copy that does not store its response in the cache.
     public func notSavedInCache() -> Request {
         var copy = self

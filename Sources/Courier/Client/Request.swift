@@ -37,6 +37,8 @@ public struct Request<Value: Sendable>: Sendable {
     public var suppressErrorAlert = false
     /// Whether a successful response may be stored in the cache (seed `shouldSaveInCache`).
     public var shouldSaveInCache: Bool = true
+    /// Offline mode for this request instead of the client's ``ClientConfiguration/offlineMode``.
+    public var offlineMode: Bool?
     /// Seconds allowed for the request instead of the client's timeout.
     public var timeout: TimeInterval?
     /// The queue for this request's callbacks (completion and progress) instead of the client's.

@@ -18,6 +18,11 @@ struct RequestParts: Sendable {
     var downloadProgress: ProgressHandler?
     var suppressErrorAlert: Bool
     var preparationFailure: String?
+    var cacheOption: CacheOption?
+    var shouldSaveInCache: Bool
+    var offlineMode: Bool?
+    /// The stored response a conditional request revalidates: a `304` answers with it.
+    var revalidating: CachedResponse?
 }
 
 extension Request {
@@ -26,6 +31,7 @@ extension Request {
         RequestParts(
             method: method, path: path, query: query, body: body, headers: headers, baseURL: baseURL, apiPath: apiPath,
             encoder: encoder, timeout: timeout, callbackQueue: callbackQueue, uploadProgress: uploadProgress,
-            downloadProgress: downloadProgress, suppressErrorAlert: suppressErrorAlert, preparationFailure: preparationFailure)
+            downloadProgress: downloadProgress, suppressErrorAlert: suppressErrorAlert, preparationFailure: preparationFailure,
+            cacheOption: cacheOption, shouldSaveInCache: shouldSaveInCache, offlineMode: offlineMode)
     }
 }

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A handle on a request started with a callback: its identifier and a way to cancel it.
 public final class RequestTask: Sendable {
@@ -10,7 +9,7 @@ public final class RequestTask: Sendable {
 
     /// The request's identifier.
     public let id: RequestID
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let reportCancellation: @Sendable () -> Void
 
     init(id: RequestID, reportCancellation: @escaping @Sendable () -> Void) {
@@ -51,6 +50,15 @@ public final class RequestTask: Sendable {
     }
 
     /// Claims the right to call back; true once, for the first caller.
+    /// Runs `deliver` (which queues a callback) unless the final callback was claimed or the task
+    /// cancelled: an intermediate response (the cached one of ``CacheOption/both``) never follows
+    /// the final one.
+    func deliverIntermediate(_ deliver: () -> Void) {
+        state.withLock { state in
+            if !state.finished { deliver() }
+        }
+    }
+
     func claimCallback() -> Bool {
         state.withLock { state in
             defer { state.finished = true }

@@ -20,7 +20,7 @@ public struct Response<Value: Sendable>: Sendable {
     public var duration: Duration
 
     /// Whether the response came from the cache (the seeds' `fromCache` flag).
-    public var fromCache: Bool { source == .cache }
+    public var fromCache: Bool { source != .network }
 
     /// Creates a response.
     public init(

@@ -4,4 +4,6 @@ public enum ResponseSource: Sendable, Hashable {
     case network
     /// From Courier's response cache.
     case cache
+    /// From the cache because the network was unreachable (offline mode).
+    case offlineCache
 }

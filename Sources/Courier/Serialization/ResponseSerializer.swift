@@ -54,6 +54,18 @@ extension ResponseSerializer where Value == Data {
     public static var data: ResponseSerializer { ResponseSerializer { body, _ in body } }
 }
 
+extension ResponseSerializer where Value == String {
+    /// The body as UTF-8 text; bytes that are not UTF-8 fail.
+    public static var string: ResponseSerializer {
+        ResponseSerializer { body, _ in
+            guard let text = String(validating: body, as: UTF8.self) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "the body is not UTF-8 text"))
+            }
+            return text
+        }
+    }
+}
+
 extension ResponseSerializer where Value == JSONValue {
     /// The body parsed as untyped JSON; an empty body gives ``JSONValue/null``. A body that is not
     /// JSON but is text (an HTML error page, plain text) arrives as ``JSONValue/string(_:)`` instead

@@ -2,7 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 
 /// The state of one request on ``URLSessionTransport``: the body received so far, progress, and the
 /// continuation to resume exactly once.
@@ -18,7 +17,7 @@ final class URLSessionExchange: Sendable {
 
     let request: TransportRequest
     let observer: TransferObserver
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(request: TransportRequest, observer: TransferObserver) {
         self.request = request

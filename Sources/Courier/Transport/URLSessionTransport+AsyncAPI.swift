@@ -2,7 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 
 extension URLSessionTransport {
     /// Runs the request through `data(for:delegate:)` / `upload(for:from:delegate:)`, which hand
@@ -34,7 +33,7 @@ extension URLSessionTransport {
 final class UploadProgressDelegate: NSObject, URLSessionTaskDelegate, Sendable {
     private let total: Int64
     private let handler: ProgressHandler
-    private let reported = Mutex<Int64>(0)
+    private let reported = Locked<Int64>(0)
 
     init(total: Int64, handler: @escaping ProgressHandler) {
         self.total = total

@@ -2,11 +2,10 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 
 /// The session delegate of ``URLSessionTransport``: routes each callback to its task's exchange.
 final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    private let exchanges = Mutex<[Int: URLSessionExchange]>([:])
+    private let exchanges = Locked<[Int: URLSessionExchange]>([:])
 
     func register(_ exchange: URLSessionExchange, for task: URLSessionTask) {
         exchanges.withLock { $0[task.taskIdentifier] = exchange }

@@ -59,6 +59,15 @@ struct ServerDatabase: Sendable {
                 table.column("replacedAt", .datetime)
             }
         }
+        migrator.registerMigration("v3: documents") { db in
+            try db.create(table: "document") { table in
+                table.primaryKey("name", .text)
+                table.column("body", .blob).notNull()
+                table.column("contentType", .text).notNull()
+                table.column("version", .integer).notNull()
+                table.column("updatedAt", .datetime).notNull()
+            }
+        }
         return migrator
     }
 }

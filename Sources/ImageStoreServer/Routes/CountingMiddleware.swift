@@ -5,7 +5,12 @@ struct CountingMiddleware<Context: RequestContext>: RouterMiddleware {
     let counter: RequestCounter
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        counter.record(method: request.method.rawValue, route: context.endpointPath ?? request.uri.path)
-        return try await next(request, context)
+        let route = context.endpointPath ?? request.uri.path
+        counter.record(method: request.method.rawValue, route: route)
+        let response = try await next(request, context)
+        if response.status == .notModified {
+            counter.record(method: request.method.rawValue, route: route + "#304")
+        }
+        return response
     }
 }

@@ -9,6 +9,9 @@ import ServiceLifecycle
 struct DiagnosticRoutes {
     /// Largest body `/echo` accepts.
     static let maximumEchoBody = 256 * 1024 * 1024
+    /// When the sample document last changed (it never does).
+    static let sampleDate = Date(timeIntervalSince1970: 1_440_171_945)
+
     /// The ~300-byte JSON document `/sample` returns.
     static let sampleJSON = ByteBuffer(string: #"""
     {"id":"123","user_name":"fulana22k","email":"fulana22k@example.com","is_first_login":true,"register_date":"2015/08/21 15:45:45","favorite_pizza":{"pizza_id":5,"name":"Catuperoni","number_of_ingredients":null},"ordered_pizzas":[{"pizza_id":5,"name":"Catuperoni","number_of_ingredients":null},{"pizza_id":10,"name":"Calabresa","number_of_ingredients":3}]}
@@ -89,9 +92,10 @@ struct DiagnosticRoutes {
     @Sendable func sample(_ request: Request, context: BasicRequestContext) async throws -> Response {
         if request.uri.queryParameters.get("type") == "xml" {
             let xml = try XMLBody.document(fromJSON: Data(buffer: Self.sampleJSON), root: "user")
-            return Response(status: .ok, headers: [.contentType: "application/xml; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(data: xml)))
+            return ConditionalResponse.make(
+                request, body: ByteBuffer(data: xml), contentType: "application/xml; charset=utf-8", lastModified: Self.sampleDate)
         }
-        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: Self.sampleJSON))
+        return ConditionalResponse.make(request, body: Self.sampleJSON, contentType: "application/json", lastModified: Self.sampleDate)
     }
 
     /// Redirects to `?to=` with `?status=` (302 by default).

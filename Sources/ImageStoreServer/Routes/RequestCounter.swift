@@ -1,4 +1,4 @@
-import Synchronization
+import Courier
 
 /// Counts requests per route (`"GET /echo/**"`), so tests can see what reached the server, and
 /// lets them wait for a count to be reached.
@@ -20,7 +20,7 @@ final class RequestCounter: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func record(method: String, route: String) {
         let ready: [Waiter] = state.withLock { state in

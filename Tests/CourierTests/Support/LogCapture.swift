@@ -1,9 +1,9 @@
+import Courier
 import Logging
-import Synchronization
 
 /// A log handler that keeps every line, for tests that read what was logged.
 final class LogCapture: Sendable {
-    let lines = Mutex<[String]>([])
+    let lines = Locked<[String]>([])
 
     /// A logger at trace level writing here.
     var logger: Logger {

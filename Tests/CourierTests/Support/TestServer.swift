@@ -20,6 +20,7 @@ extension ImageStoreServer {
     /// A client for this server on `transport`.
     func client(_ transport: any HTTPTransport, apiPath: String = "", configure: (inout ClientConfiguration) -> Void = { _ in }) -> APIClient {
         var configuration = ClientConfiguration(baseURL: baseURL, apiPath: apiPath)
+        configuration.cache = nil  // tests that cache give the client a temporary cache of their own
         configure(&configuration)
         return APIClient(configuration: configuration, transport: transport)
     }

@@ -1,0 +1,131 @@
+import Crypto
+import Foundation
+
+/// The `.apicache` file format.
+///
+/// ```
+/// "CRCH" · version (1 byte) · header length (UInt32 LE) · header · checksum (32 bytes) · body
+/// ```
+/// The header holds the key's digest, status, URL, stored time, the kept headers and the body
+/// length; the checksum is the SHA-256 of header and body together, so a flipped bit anywhere, a
+/// truncated body or a file written for another key is refused.
+enum CacheEntryCodec {
+    static let magic: [UInt8] = Array("CRCH".utf8)
+    static let version: UInt8 = 1
+
+    enum Failure: Error, CustomStringConvertible {
+        case tooShort, notAnEntry, unknownVersion(UInt8), truncated, checksumMismatch, foreignKey, malformedHeader
+
+        var description: String {
+            switch self {
+            case .tooShort: "the file is shorter than an entry header"
+            case .notAnEntry: "the file is not a Courier cache entry"
+            case .unknownVersion(let version): "the entry has format version \(version), this Courier reads \(CacheEntryCodec.version)"
+            case .truncated: "the entry is truncated"
+            case .checksumMismatch: "the entry's checksum does not match its content"
+            case .foreignKey: "the entry was written for another request"
+            case .malformedHeader: "the entry header is malformed"
+            }
+        }
+    }
+
+    static func encode(_ response: CachedResponse, digest: String) -> Data {
+        var header = ByteWriter()
+        header.write(digest)
+        header.write(UInt64(response.statusCode))
+        header.write(response.url.absoluteString)
+        header.write(response.storedAt.timeIntervalSinceReferenceDate.bitPattern)
+        header.write(UInt64(response.headers.count))
+        for field in response.headers {
+            header.write(field.name)
+            header.write(field.value)
+        }
+        header.write(UInt64(response.body.count))
+        var hash = SHA256()
+        hash.update(data: header.bytes)
+        hash.update(data: response.body)
+        var file = Data(capacity: 9 + header.bytes.count + 32 + response.body.count)
+        file.append(contentsOf: magic)
+        file.append(version)
+        withUnsafeBytes(of: UInt32(header.bytes.count).littleEndian) { file.append(contentsOf: $0) }
+        file.append(contentsOf: header.bytes)
+        file.append(contentsOf: hash.finalize())
+        file.append(response.body)
+        return file
+    }
+
+    static func decode(_ file: Data, digest: String) throws(Failure) -> CachedResponse {
+        let bytes = [UInt8](file)
+        guard bytes.count >= 9 + 32 else { throw .tooShort }
+        guard Array(bytes[0..<4]) == magic else { throw .notAnEntry }
+        guard bytes[4] == version else { throw .unknownVersion(bytes[4]) }
+        let headerLength = Int(UInt32(bytes[5]) | UInt32(bytes[6]) << 8 | UInt32(bytes[7]) << 16 | UInt32(bytes[8]) << 24)
+        let headerEnd = 9 + headerLength
+        guard headerEnd + 32 <= bytes.count else { throw .truncated }
+        var reader = ByteReader(bytes: bytes[9..<headerEnd])
+        guard let storedDigest = reader.string(), let status = reader.integer(), let urlText = reader.string(),
+              let stored = reader.integer(), let headerCount = reader.integer(), headerCount < 1_000
+        else { throw .malformedHeader }
+        var headers = HTTPHeaders()
+        for _ in 0..<headerCount {
+            guard let name = reader.string(), let value = reader.string() else { throw .malformedHeader }
+            headers[name] = value
+        }
+        guard let bodyLength = reader.integer(), reader.isAtEnd, let url = URL(string: urlText), status < 1_000 else {
+            throw .malformedHeader
+        }
+        let bodyStart = headerEnd + 32
+        guard bytes.count - bodyStart == Int(bodyLength) else { throw .truncated }
+        var hash = SHA256()
+        hash.update(data: bytes[9..<headerEnd])
+        hash.update(data: bytes[bodyStart...])
+        guard hash.finalize().elementsEqual(bytes[headerEnd..<bodyStart]) else { throw .checksumMismatch }
+        guard storedDigest == digest else { throw .foreignKey }
+        return CachedResponse(
+            statusCode: Int(status), headers: headers, body: Data(bytes[bodyStart...]), url: url,
+            storedAt: Date(timeIntervalSinceReferenceDate: Double(bitPattern: stored)))
+    }
+}
+
+/// Little-endian fields for the entry header.
+struct ByteWriter {
+    var bytes: [UInt8] = []
+
+    mutating func write(_ value: UInt64) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func write(_ text: String) {
+        let utf8 = Array(text.utf8)
+        write(UInt64(utf8.count))
+        bytes.append(contentsOf: utf8)
+    }
+}
+
+/// Reads what ``ByteWriter`` wrote; `nil` past the end.
+struct ByteReader {
+    let bytes: ArraySlice<UInt8>
+    private var position: Int
+
+    init(bytes: ArraySlice<UInt8>) {
+        self.bytes = bytes
+        position = bytes.startIndex
+    }
+
+    var isAtEnd: Bool { position == bytes.endIndex }
+
+    mutating func integer() -> UInt64? {
+        guard bytes.endIndex - position >= 8 else { return nil }
+        var value: UInt64 = 0
+        for offset in 0..<8 { value |= UInt64(bytes[position + offset]) << (8 * UInt64(offset)) }
+        position += 8
+        return value
+    }
+
+    mutating func string() -> String? {
+        guard let length = integer(), length <= UInt64(bytes.endIndex - position) else { return nil }
+        let end = position + Int(length)
+        defer { position = end }
+        return String(validating: bytes[position..<end], as: UTF8.self)
+    }
+}

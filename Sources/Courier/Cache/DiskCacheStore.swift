@@ -1,0 +1,92 @@
+import Foundation
+
+/// The `.apicache` files: atomic writes (a temporary file renamed into place), verified reads that
+/// remove what they refuse, and the sweep of temporary files left by processes that died.
+struct DiskCacheStore: Sendable {
+    let directory: URL
+
+    /// Temporary files carry the writer's process id: `<digest>.<pid>.tmp`.
+    static let temporarySuffix = ".tmp"
+
+    func url(for key: CacheKey) -> URL { directory.appendingPathComponent(key.relativePath) }
+
+    /// The entry, or `nil` when absent; a file that is corrupt, truncated or foreign is removed.
+    func read(_ key: CacheKey) -> Result<CachedResponse, CacheEntryCodec.Failure>? {
+        let url = url(for: key)
+        guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
+        do throws(CacheEntryCodec.Failure) {
+            return .success(try CacheEntryCodec.decode(data, digest: key.digest))
+        } catch {
+            try? FileManager.default.removeItem(at: url)
+            return .failure(error)
+        }
+    }
+
+    /// Writes the entry atomically and returns its size on disk.
+    @discardableResult
+    func write(_ response: CachedResponse, for key: CacheKey) throws -> Int {
+        let final = url(for: key)
+        let folder = final.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let temporary = folder.appendingPathComponent("\(key.digest).\(getpid()).\(UInt32.random(in: 0...UInt32.max))\(Self.temporarySuffix)")
+        let data = CacheEntryCodec.encode(response, digest: key.digest)
+        do {
+            try data.write(to: temporary)
+            guard rename(temporary.path, final.path) == 0 else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: final.path])
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
+        return data.count
+    }
+
+    func remove(_ key: CacheKey) {
+        try? FileManager.default.removeItem(at: url(for: key))
+    }
+
+    /// Removes a file or folder under the directory (an entry, a scope, or a scope's path).
+    func removeItem(_ relativePath: String) {
+        let url = directory.appendingPathComponent(relativePath)
+        guard FileManager.default.fileExists(atPath: url.path) else { return }
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// Every entry file and its size, found by listing the folders (no entry is read).
+    func scan() -> [(relativePath: String, size: Int)] {
+        var found: [(String, Int)] = []
+        for scope in contents(of: directory) {
+            for path in contents(of: directory.appendingPathComponent(scope)) {
+                let folder = directory.appendingPathComponent(scope).appendingPathComponent(path)
+                for name in contents(of: folder) where name.hasSuffix(".apicache") {
+                    let size = (try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path)[.size] as? Int) ?? 0
+                    found.append(("\(scope)/\(path)/\(name)", size))
+                }
+            }
+        }
+        return found
+    }
+
+    /// Removes temporary files (`<name>.<pid>.<random>.tmp`) whose writing process is gone.
+    func sweepTemporaryFiles() {
+        var folders = [directory]
+        for scope in contents(of: directory) {
+            for path in contents(of: directory.appendingPathComponent(scope)) {
+                folders.append(directory.appendingPathComponent(scope).appendingPathComponent(path))
+            }
+        }
+        for folder in folders {
+            for name in contents(of: folder) where name.hasSuffix(Self.temporarySuffix) {
+                let parts = name.split(separator: ".")
+                let pid = parts.count >= 4 ? pid_t(parts[parts.count - 3]) : nil
+                if let pid, pid == getpid() || kill(pid, 0) == 0 || errno == EPERM { continue }
+                try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+            }
+        }
+    }
+
+    private func contents(of folder: URL) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+    }
+}

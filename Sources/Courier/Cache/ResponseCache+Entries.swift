@@ -1,0 +1,104 @@
+import Foundation
+
+extension ResponseCache {
+    /// The stored response for `key`: from memory, else from disk (then kept in memory if it
+    /// ranks among the most accessed). Counts as an access.
+    public func response(for key: CacheKey) -> CachedResponse? {
+        let path = key.relativePath
+        let hit: CachedResponse? = state.withLock { state in
+            guard let entry = state.memory[path] else { return nil }
+            state.index.accessed(path)
+            state.indexDirty = true
+            return entry
+        }
+        if let hit {
+            scheduleIndexSave()
+            return hit
+        }
+        switch disk.read(key) {
+        case nil:
+            return nil
+        case .failure(let failure):
+            logger.warning("Courier removed the cache entry \(path): \(failure)")
+            state.withLock { state in
+                state.index.set(path, nil)
+                state.indexDirty = true
+            }
+            scheduleIndexSave()
+            return nil
+        case .success(let entry):
+            state.withLock { state in
+                if state.index[path] == nil { state.index.stored(path, size: entry.body.count) }
+                state.index.accessed(path)
+                state.indexDirty = true
+                let index = state.index
+                state.memory.insert(entry, at: path) { index[$0]?.accessCount ?? 0 }
+            }
+            scheduleIndexSave()
+            return entry
+        }
+    }
+
+    /// Stores `response` for `key`, replacing what was there; keeps it in memory if it fits.
+    public func store(_ response: CachedResponse, for key: CacheKey) {
+        let path = key.relativePath
+        var size = response.body.count
+        do {
+            size = try disk.write(response, for: key)
+        } catch {
+            logger.debug("Courier could not write the cache entry \(path): \(error)")
+        }
+        let evicted: [String] = state.withLock { state in
+            state.index.stored(path, size: size)
+            state.indexDirty = true
+            let index = state.index
+            state.memory.insert(response, at: path) { index[$0]?.accessCount ?? 0 }
+            let victims = state.index.evictions(toFit: state.diskCapacity, keeping: path)
+            for victim in victims {
+                state.index.set(victim, nil)
+                state.memory.remove(victim)
+            }
+            return victims
+        }
+        for victim in evicted { disk.removeItem(victim) }
+        scheduleIndexSave()
+    }
+
+    /// Removes the entry for `key`.
+    public func removeResponse(for key: CacheKey) {
+        remove(under: key.relativePath)
+    }
+
+    /// Removes every entry.
+    public func removeAll() {
+        state.withLock { state in
+            state.index.removeAll(under: "")
+            state.memory.removeAll(under: "")
+            state.indexDirty = true
+        }
+        for folder in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] {
+            disk.removeItem(folder)
+        }
+        scheduleIndexSave()
+    }
+
+    /// Removes every entry of an auth scope (what ``APIClient/logout()`` does for the user's).
+    public func removeAll(scope: String) {
+        remove(under: scope + "/")
+    }
+
+    /// Removes the entries of one URL path (any query) in a scope.
+    func removeAll(scope: String, pathDigest: String) {
+        remove(under: "\(scope)/\(pathDigest)/")
+    }
+
+    private func remove(under prefix: String) {
+        state.withLock { state in
+            state.index.removeAll(under: prefix)
+            state.memory.removeAll(under: prefix)
+            state.indexDirty = true
+        }
+        disk.removeItem(prefix)
+        scheduleIndexSave()
+    }
+}

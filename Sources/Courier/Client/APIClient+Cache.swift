@@ -1,0 +1,137 @@
+import Foundation
+
+extension APIClient {
+    /// How one request uses the cache.
+    struct CachePlan {
+        let cache: ResponseCache
+        let key: CacheKey
+        let option: CacheOption
+        let offline: Bool
+        /// Whether a successful response is stored.
+        let saves: Bool
+    }
+
+    /// The request through the cache as its option says; `cached` receives the cached response a
+    /// ``CacheOption/both`` request delivers before the network's.
+    func deliver<Value>(
+        _ request: Request<Value>, id: RequestID, cached: ((Response<Value>) async -> Void)?
+    ) async throws(CourierError) -> Response<Value> {
+        let start = ContinuousClock.now
+        var parts = request.parts
+        guard let plan = cachePlan(for: parts) else {
+            return try await network(request, parts: parts, id: id, start: start, plan: nil)
+        }
+        var stored: CachedResponse?
+        if plan.option != .networkOnly, let entry = plan.cache.response(for: plan.key),
+           let response = try? decode(entry.transportResponse, for: request, id: id, start: start, source: .cache) {
+            stored = entry
+            if plan.option == .cacheOnly || configuration.cacheFreshness.isFresh(entry) { return response }
+            await cached?(response)
+            parts.addConditions(for: entry)
+        }
+        do {
+            return try await network(request, parts: parts, id: id, start: start, plan: plan)
+        } catch {
+            guard plan.offline, error.classification.isUnreachable,
+                  let entry = stored ?? plan.cache.response(for: plan.key),
+                  let response = try? decode(entry.transportResponse, for: request, id: id, start: start, source: .offlineCache)
+            else { throw error }
+            configuration.logger.debug("Courier \(id) answered from the cache: \(error.message)")
+            return response
+        }
+    }
+
+    /// The cache plan, or `nil` when the request neither reads, writes nor invalidates the cache.
+    func cachePlan(for request: RequestParts) -> CachePlan? {
+        guard let cache = configuration.cache else { return nil }
+        let option = request.cacheOption ?? configuration.cacheOption
+        let offline = request.offlineMode ?? configuration.offlineMode
+        let usesCache = option != .networkOnly || offline
+        guard usesCache || (request.method.isWrite && configuration.invalidatesCacheOnWrite),
+              let key = try? cacheKey(for: request)
+        else { return nil }
+        return CachePlan(
+            cache: cache, key: key, option: option, offline: offline, saves: usesCache && request.shouldSaveInCache)
+    }
+
+    /// Stores a successful response, or invalidates a write's path.
+    func record(_ response: TransportResponse, method: HTTPMethod, plan: CachePlan) {
+        guard (200..<300).contains(response.statusCode) else { return }
+        if method.isWrite, configuration.invalidatesCacheOnWrite {
+            let base = response.url.absoluteString.splittingQuery.base
+            plan.cache.removeAll(scope: plan.key.scope, pathDigest: plan.key.pathDigest)
+            plan.cache.removeAll(scope: plan.key.scope, pathDigest: CacheKey.pathDigest(of: base))
+            if let parent = URL(string: base)?.deletingLastPathComponent().absoluteString {
+                let trimmed = parent.hasSuffix("/") ? String(parent.dropLast()) : parent
+                plan.cache.removeAll(scope: plan.key.scope, pathDigest: CacheKey.pathDigest(of: trimmed))
+            }
+        }
+        guard plan.saves, response.isCacheable,
+              (authentication?.cacheScope ?? CacheKey.publicScope) == plan.key.scope
+        else { return }
+        plan.cache.store(CachedResponse(response), for: plan.key)
+    }
+}
+
+extension RequestParts {
+    /// Makes the request conditional on the stored entry's validators, unless the caller set them.
+    mutating func addConditions(for entry: CachedResponse) {
+        var added = false
+        if let etag = entry.etag, !headers.contains("If-None-Match") {
+            headers["If-None-Match"] = etag
+            added = true
+        }
+        if let lastModified = entry.lastModified, !headers.contains("If-Modified-Since") {
+            headers["If-Modified-Since"] = lastModified
+            added = true
+        }
+        if added { revalidating = entry }
+    }
+}
+
+extension HTTPMethod {
+    /// POST, PUT, PATCH and DELETE: the methods whose success invalidates cached GETs.
+    var isWrite: Bool { self == .post || self == .put || self == .patch || self == .delete }
+}
+
+extension ErrorClassification {
+    /// Offline, host unreachable or timed out: when offline mode answers from the cache.
+    var isUnreachable: Bool {
+        switch self {
+        case .offline, .cannotConnect, .timedOut: true
+        default: false
+        }
+    }
+}
+
+extension TransportResponse {
+    /// Whether the response may be stored: complete (as long as its `Content-Length` says) and not
+    /// marked `no-store`.
+    var isCacheable: Bool {
+        if CacheControl(headers["Cache-Control"]).noStore { return false }
+        if let length = headers["Content-Length"].flatMap(Int.init), length != body.count { return false }
+        return true
+    }
+}
+
+extension CachedResponse {
+    /// An entry for a received response, stored now.
+    init(_ response: TransportResponse) {
+        self.init(statusCode: response.statusCode, headers: response.headers, body: response.body, url: response.url)
+    }
+
+    /// The entry as a transport response, for decoding.
+    var transportResponse: TransportResponse {
+        TransportResponse(url: url, statusCode: statusCode, headers: headers, body: body)
+    }
+
+    /// The response a `304` stands for: this entry's status and body, its headers updated by the
+    /// `304`'s.
+    func revalidated(by notModified: TransportResponse) -> TransportResponse {
+        var merged = headers
+        for name in Self.storedHeaderNames {
+            if let value = notModified.headers[name] { merged[name] = value }
+        }
+        return TransportResponse(url: notModified.url, statusCode: statusCode, headers: merged, body: body)
+    }
+}

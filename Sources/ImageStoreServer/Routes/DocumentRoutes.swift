@@ -1,0 +1,73 @@
+import Foundation
+import GRDB
+import Hummingbird
+
+/// Named documents in SQLite, for cache tests and demos: any body, stored as sent.
+///
+/// - `GET /documents` lists names and versions (JSON);
+/// - `GET /documents/{name}` returns the body with `ETag` and `Last-Modified`, `304` when the
+///   client's copy is current, `404` with a JSON error when absent; `?cacheControl=` sets the
+///   response's `Cache-Control` (`no-store`, `max-age=60`, …);
+/// - `PUT /documents/{name}` (or POST, PATCH) stores the body and answers `{"name", "version"}`;
+/// - `DELETE /documents/{name}` removes it.
+struct DocumentRoutes: Sendable {
+    let database: ServerDatabase
+
+    func add(to router: Router<BasicRequestContext>) {
+        router.get("documents", use: list)
+        router.get("documents/{name}", use: get)
+        for method in [HTTPRequest.Method.put, .post, .patch] {
+            router.on("documents/{name}", method: method, use: put)
+        }
+        router.delete("documents/{name}", use: delete)
+    }
+
+    @Sendable func list(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let rows = try await database.queue.read { db -> [(name: String, version: Int64, updatedAt: Date)] in
+            try Row.fetchAll(db, sql: "SELECT name, version, updatedAt FROM document ORDER BY name")
+                .map { ($0["name"], $0["version"], $0["updatedAt"]) }
+        }
+        let items = rows.map { ["name": $0.name, "version": String($0.version)] }
+        let newest = rows.map(\.updatedAt).max()
+        let body = ByteBuffer(data: try JSONEncoder().encode(["documents": items]))
+        return ConditionalResponse.make(request, body: body, contentType: "application/json", lastModified: newest)
+    }
+
+    @Sendable func get(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let name = try context.parameters.require("name")
+        let row = try await database.queue.read { db -> (body: Data, contentType: String, updatedAt: Date)? in
+            try Row.fetchOne(db, sql: "SELECT body, contentType, updatedAt FROM document WHERE name = ?", arguments: [name])
+                .map { ($0["body"], $0["contentType"], $0["updatedAt"]) }
+        }
+        guard let row else {
+            return try jsonResponse(["error": "The document \(name) does not exist."], status: .notFound)
+        }
+        return ConditionalResponse.make(
+            request, body: ByteBuffer(data: row.body), contentType: row.contentType, lastModified: row.updatedAt,
+            cacheControl: request.uri.queryParameters.get("cacheControl"))
+    }
+
+    @Sendable func put(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let name = try context.parameters.require("name")
+        let body = try await request.body.collect(upTo: 16 << 20)
+        let contentType = request.headers[.contentType] ?? "application/octet-stream"
+        let version = try await database.queue.write { db -> Int64 in
+            let current = try Int64.fetchOne(db, sql: "SELECT version FROM document WHERE name = ?", arguments: [name]) ?? 0
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO document (name, body, contentType, version, updatedAt) VALUES (?, ?, ?, ?, ?)",
+                arguments: [name, Data(buffer: body), contentType, current + 1, Date()])
+            return current + 1
+        }
+        return try jsonResponse(["name": name, "version": String(version)])
+    }
+
+    @Sendable func delete(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let name = try context.parameters.require("name")
+        let deleted = try await database.queue.write { db in
+            try db.execute(sql: "DELETE FROM document WHERE name = ?", arguments: [name])
+            return db.changesCount > 0
+        }
+        guard deleted else { return try jsonResponse(["error": "The document \(name) does not exist."], status: .notFound) }
+        return try jsonResponse(["deleted": name])
+    }
+}

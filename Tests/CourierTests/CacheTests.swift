@@ -1,0 +1,274 @@
+import Courier
+import Foundation
+import ImageStoreServer
+import Testing
+
+/// The cache options, offline mode, revalidation, invalidation and per-user scope, against the
+/// sample server, counting what reaches it.
+@Suite struct CacheTests {
+    static let route = "/documents/{name}"
+
+    func client(_ server: ImageStoreServer, _ transport: any HTTPTransport, _ cache: ResponseCache?,
+                configure: (inout ClientConfiguration) -> Void = { _ in }) -> APIClient {
+        server.client(transport) {
+            $0.cache = cache
+            configure(&$0)
+        }
+    }
+
+    func document(_ option: CacheOption, name: String = "a") -> Request<String> {
+        Request(.get, "documents/\(name)", cache: option, serializer: .string)
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func cacheOnlyUsesTheNetworkOnlyWithoutAnEntry(kind: TransportKind) async throws {
+        try await withTemporaryCache { cache, _ in
+            try await withServer { server in
+                try await kind.with { transport in
+                    let client = client(server, transport, cache)
+                    try await client.putDocument("a", "first")
+                    let miss = try await client.send(document(.cacheOnly))
+                    #expect(miss.source == .network && miss.value == "first")
+                    #expect(server.requestCount("GET", Self.route) == 1)
+                    let hit = try await client.send(document(.cacheOnly))
+                    #expect(hit.source == .cache && hit.fromCache && hit.value == "first" && hit.statusCode == 200)
+                    #expect(hit.headers["Content-Type"] == "text/plain")
+                    #expect(server.requestCount("GET", Self.route) == 1)
+                }
+            }
+        }
+    }
+
+    @Test func networkOnlyIgnoresTheCacheCompletely() async throws {
+        try await withTemporaryCache { cache, _ in
+            try await withServer { server in
+                let client = client(server, URLSessionTransport(), cache)
+                try await client.putDocument("a", "first")
+                let plain = try await client.send(document(.networkOnly))
+                #expect(plain.source == .network)
+                #expect(client.cachedResponse(for: document(.networkOnly)) == nil)
+                _ = try await client.send(document(.cacheOnly))
+                let again = try await client.send(document(.networkOnly))
+                #expect(again.source == .network)
+                #expect(server.requestCount("GET", Self.route) == 3)
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func bothGivesTheCachedResponseThenTheNetworks(kind: TransportKind) async throws {
+        try await withTemporaryCache { cache, _ in
+            try await withServer { server in
+                try await kind.with { transport in
+                    let client = client(server, transport, cache)
+                    try await client.putDocument("a", "v1")
+                    var first: [Response<String>] = []
+                    for try await response in client.responses(document(.both)) { first.append(response) }
+                    #expect(first.map(\.source) == [.network])
+                    try await server.client(transport).putDocument("a", "v2")  // behind the cache's back
+                    var second: [Response<String>] = []
+                    for try await response in client.responses(document(.both)) { second.append(response) }
+                    #expect(second.map(\.source) == [.cache, .network])
+                    #expect(second.map(\.value) == ["v1", "v2"])
+                    // The callback API calls back twice, cache first.
+                    let delivered = Locked<[(Bool, String)]>([])
+                    let task = client.request(document(.both)) { result in
+                        if case .success(let response) = result { delivered.withLock { $0.append((response.fromCache, response.value)) } }
+                    }
+                    await task.waitUntilFinished()
+                    await withCheckedContinuation { done in client.configuration.callbackQueue.async { done.resume() } }
+                    #expect(delivered.withLock { $0.map(\.0) } == [true, false])
+                    #expect(delivered.withLock { $0.map(\.1) } == ["v2", "v2"])
+                    // `send` returns the network's.
+                    #expect(try await client.send(document(.both)).source == .network)
+                }
+            }
+        }
+    }
+
+    @Test func offlineModeAnswersFromTheCacheWhenTheServerIsGone() async throws {
+        try await withTemporaryCache { cache, _ in
+            let server = try await ImageStoreServer.start()
+            let client = client(server, URLSessionTransport(), cache)
+            try await client.putDocument("a", "kept")
+            _ = try await client.send(document(.cacheOnly))
+            await server.stop()
+            let offline = try await client.send(document(.networkOnly).offlineMode())
+            #expect(offline.source == .offlineCache && offline.fromCache && offline.value == "kept")
+            let failure = await #expect(throws: CourierError.self) { try await client.send(document(.networkOnly)) }
+            #expect(failure?.classification == .cannotConnect)
+            let perClient = self.client(server, URLSessionTransport(), cache) { $0.offlineMode = true }
+            #expect(try await perClient.send(document(.both)).source == .offlineCache)
+            #expect(try await perClient.send(document(.networkOnly)).source == .offlineCache)
+            await #expect(throws: CourierError.self) { try await perClient.send(document(.networkOnly).offlineMode(false)) }
+            await #expect(throws: CourierError.self) { try await perClient.send(document(.networkOnly, name: "never-cached")) }
+        }
+    }
+
+    @Test func aNotModifiedAnswerDeliversTheStoredBody() async throws {
+        try await withTemporaryCache { cache, _ in
+            try await withServer { server in
+                let client = client(server, URLSessionTransport(), cache)
+                try await client.putDocument("a", "same")
+                let stored = try await client.send(document(.cacheOnly))
+                #expect(stored.headers["ETag"] != nil && stored.headers["Last-Modified"] != nil)
+                var responses: [Response<String>] = []
+                for try await response in client.responses(document(.both)) { responses.append(response) }
+                #expect(responses.map(\.source) == [.cache, .network])
+                #expect(responses.last?.value == "same" && responses.last?.statusCode == 200)
+                #expect(server.notModifiedCount("GET", Self.route) == 1)
+                #expect(server.requestCount("GET", Self.route) == 2)
+                // Only Last-Modified: the server compares dates.
+                let sample = Request<JSONValue>(.get, "sample", cache: .both)
+                _ = try await client.send(sample)
+                let conditional = try await client.send(sample.header("If-None-Match", "\"other\""))
+                #expect(conditional.statusCode == 200 && server.notModifiedCount("GET", "/sample") == 0)
+                _ = try await client.send(sample)
+                #expect(server.notModifiedCount("GET", "/sample") == 1)
+            }
+        }
+    }
+
+    @Test func freshEntriesAnswerWithoutARequest() async throws {
+        try await withTemporaryCache { cache, _ in
+            try await withServer { server in
+                let byAge = client(server, URLSessionTransport(), cache) { $0.cacheFreshness = .age(3600) }
+                try await byAge.putDocument("a", "fresh")
+                _ = try await byAge.send(document(.both))
+                #expect(try await byAge.send(document(.both)).source == .cache)
+                #expect(server.requestCount("GET", Self.route) == 1)
+                let byServer = client(server, URLSessionTransport(), cache) { $0.cacheFreshness = .serverMaxAge }
+                let maxAge = Request<String>(.get, "documents/a", query: ["cacheControl": "max-age=3600"], cache: .both, serializer: .string)
+                _ = try await byServer.send(maxAge)
+                #expect(try await byServer.send(maxAge).source == .cache)
+                let noMaxAge = try await byServer.send(document(.both))
+                #expect(noMaxAge.source == .network)
+                #expect(server.requestCount("GET", Self.route) == 3)
+            }
+        }
+    }
+
+    @Test func whatIsNeverStored() async throws {
+        try await withTemporaryCache { cache, _ in
+            try await withServer { server in
+                let client = client(server, URLSessionTransport(), cache)
+                try await client.putDocument("a", "x")
+                let noStore = Request<String>(.get, "documents/a", query: ["cacheControl": "no-store"], cache: .cacheOnly, serializer: .string)
+                _ = try await client.send(noStore)
+                #expect(client.cachedResponse(for: noStore) == nil)
+                let optedOut = document(.cacheOnly).notSavedInCache()
+                _ = try await client.send(optedOut)
+                #expect(client.cachedResponse(for: optedOut) == nil)
+                let missing = document(.cacheOnly, name: "missing")
+                await #expect(throws: CourierError.self) { try await client.send(missing) }
+                #expect(client.cachedResponse(for: missing) == nil)
+                #expect(cache.diskUsage == 0)
+            }
+        }
+    }
+
+    @Test func aWriteRemovesTheCachedReadsOfItsPath() async throws {
+        try await withTemporaryCache { cache, _ in
+            try await withServer { server in
+                let client = client(server, URLSessionTransport(), cache)
+                try await client.putDocument("a", "1")
+                let list = Request<JSONValue>(.get, "documents", cache: .cacheOnly)
+                let withQuery = Request<String>(.get, "documents/a", query: ["q": 1], cache: .cacheOnly, serializer: .string)
+                for request in [document(.cacheOnly), withQuery] { _ = try await client.send(request) }
+                _ = try await client.send(list)
+                _ = try await client.send(Request<JSONValue>(.get, "sample", cache: .cacheOnly))
+                try await client.putDocument("a", "2")
+                #expect(client.cachedResponse(for: document(.cacheOnly)) == nil)
+                #expect(client.cachedResponse(for: withQuery) == nil)
+                #expect(client.cachedResponse(for: list) == nil)
+                #expect(client.cachedResponse(for: Request<JSONValue>(.get, "sample")) != nil)
+                #expect(try await client.send(document(.cacheOnly)).value == "2")
+
+                let keeping = self.client(server, URLSessionTransport(), cache) { $0.invalidatesCacheOnWrite = false }
+                try await keeping.putDocument("a", "3")
+                #expect(try await keeping.send(document(.cacheOnly)).value == "2")
+            }
+        }
+    }
+
+    @Test func oneUsersEntriesAreInvisibleToAnotherAndGoneAfterLogout() async throws {
+        try await withTemporaryCache { cache, directory in
+            try await withServer { server in
+                func signedInClient(_ email: String, password: String) async throws -> APIClient {
+                    let client = client(server, URLSessionTransport(), cache) {
+                        $0.authenticationHeaders = AuthenticationTests.names
+                        $0.credentialStore = InMemoryCredentialStore()
+                    }
+                    _ = try await AuthenticationTests.signIn(client, email: email, password: password)
+                    return client
+                }
+                let signUp = client(server, URLSessionTransport(), nil) { $0.authenticationHeaders = AuthenticationTests.names; $0.credentialStore = InMemoryCredentialStore() }
+                _ = try await signUp.send(Request<JSONValue>(.post, "auth", body: ["email": "bea@example.com", "password": "longenough"]))
+                let ana = try await signedInClient("demo@example.com", password: "password")
+                let bea = try await signedInClient("bea@example.com", password: "longenough")
+                let me = Request<AuthenticationTests.SignedInUser>(.get, "me", cache: .cacheOnly)
+                #expect(try await ana.send(me).value.data.email == "demo@example.com")
+                #expect(try await ana.send(me).source == .cache)
+                let beas = try await bea.send(me)
+                #expect(beas.source == .network && beas.value.data.email == "bea@example.com")
+                #expect(try ana.cacheKey(for: me) != bea.cacheKey(for: me))
+                let anaScope = try ana.cacheKey(for: me).scope
+                #expect(directory.files.contains { $0.hasPrefix(anaScope + "/") })
+                try ana.logout()
+                #expect(!directory.files.contains { $0.hasPrefix(anaScope + "/") })
+                #expect(try await bea.send(me).source == .cache)
+                #expect(try ana.cacheKey(for: me).scope == CacheKey.publicScope)
+            }
+        }
+    }
+
+    @Test func anUnwritableDirectoryLeavesRequestsWorking() async throws {
+        let parent = TemporaryDirectory()
+        defer { parent.remove() }
+        try FileManager.default.createDirectory(at: parent.url, withIntermediateDirectories: true)
+        let file = parent.url.appendingPathComponent("a-file")
+        try Data("not a directory".utf8).write(to: file)
+        let cache = ResponseCache(directory: file.appendingPathComponent("cache"))
+        await cache.loaded()
+        try await withServer { server in
+            let client = client(server, URLSessionTransport(), cache)
+            try await client.putDocument("a", "still works")
+            #expect(try await client.send(document(.cacheOnly)).value == "still works")
+            #expect(try await client.send(document(.cacheOnly)).source == .cache)  // from memory
+            #expect(try await client.send(document(.both)).value == "still works")
+        }
+    }
+
+    @Test func keysAreCanonical() throws {
+        let client = APIClient(configuration: {
+            var configuration = ClientConfiguration(baseURL: URL(string: "http://127.0.0.1:1")!)
+            configuration.cache = nil
+            return configuration
+        }())
+        var forward: Parameters = [:]
+        forward["a"] = 1
+        forward["b"] = ["x": 1, "y": [1, 2]]
+        forward["c"] = "text"
+        var backward: Parameters = [:]
+        backward["c"] = "text"
+        backward["b"] = ["y": [1, 2], "x": 1]
+        backward["a"] = 1
+        func key(_ query: Parameters, body: RequestBody = .none, method: HTTPMethod = .get, path: String = "items") throws -> CacheKey {
+            try client.cacheKey(for: Request<Data>(method, path, query: query, body: body))
+        }
+        #expect(try key(forward) == key(backward))
+        #expect(try key(forward, body: .parameters(forward), method: .post) == key(backward, body: .parameters(backward), method: .post))
+        #expect(try key(forward) != key(["a": 2]))
+        #expect(try key(forward) != key(forward, path: "other"))
+        #expect(try key(forward) != key(forward, method: .post))
+        #expect(try key([:], body: ["a": 1], method: .post) != key([:], body: ["a": 2], method: .post))
+        #expect(try key([:], body: ["a": 1]) == key(["a": 1]))  // GET parameters go to the URL
+        let photo = Data([0xFF, 0xD8, 0xFF, 0xE0])
+        #expect(try key([:], body: ["p": .data(photo)], method: .post) == key([:], body: ["p": .data(Data(photo))], method: .post))
+        #expect(try key([:], body: ["p": .data(photo)], method: .post) != key([:], body: ["p": .data(photo + [0])], method: .post))
+        #expect(try key(["a": "1"]) != key(["a": 1]))
+        let digest = try key(forward).digest
+        #expect(digest.count == 64 && digest.allSatisfy(\.isHexDigit))
+        #expect(try key(forward).relativePath.hasSuffix("\(digest).apicache"))
+    }
+}

@@ -1,0 +1,40 @@
+import Courier
+import Foundation
+
+/// A fresh directory under the temporary directory, removed by ``remove()``.
+struct TemporaryDirectory {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-test-\(UUID().uuidString)")
+
+    func remove() { try? FileManager.default.removeItem(at: url) }
+
+    /// Every file under the directory, relative paths.
+    var files: [String] {
+        let enumerator = FileManager.default.enumerator(atPath: url.path)
+        var found: [String] = []
+        while let path = enumerator?.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent(path).path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                found.append(path)
+            }
+        }
+        return found
+    }
+}
+
+/// Runs `body` with a cache in a temporary directory, removed afterwards.
+func withTemporaryCache<T>(
+    memoryCapacity: Int = ResponseCache.defaultMemoryCapacity, _ body: (ResponseCache, TemporaryDirectory) async throws -> T
+) async throws -> T {
+    let directory = TemporaryDirectory()
+    defer { directory.remove() }
+    let cache = ResponseCache(directory: directory.url, memoryCapacity: memoryCapacity)
+    await cache.loaded()
+    return try await body(cache, directory)
+}
+
+extension APIClient {
+    /// Stores a document on the sample server (PUT /documents/{name}).
+    func putDocument(_ name: String, _ text: String) async throws {
+        _ = try await send(Request<JSONValue>(.put, "documents/\(name)", body: .data(Data(text.utf8), contentType: "text/plain")))
+    }
+}
