@@ -3,7 +3,6 @@ import CourierAsyncHTTPClient
 import Dispatch
 import Foundation
 import ImageStoreServer
-import Synchronization
 
 /// The narrated tour `courier demo` runs against an in-process server. Each step checks what it
 /// shows and throws ``DemoFailure`` when the library does not behave as described.
@@ -41,6 +40,7 @@ public struct DemoScenario: Sendable {
             try await steps.callbackAndCancel()
             try await steps.signInCallAndLogout()
             try await steps.errors()
+            try await steps.cacheBothAndOffline(transport: httpTransport)
             await shutdown()
             await server.stop()
             narrator.title("Done: every step behaved as described.")

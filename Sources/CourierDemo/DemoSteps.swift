@@ -2,7 +2,6 @@ import Courier
 import Dispatch
 import Foundation
 import ImageStoreServer
-import Synchronization
 
 /// A seed-shaped user, as `/sample` returns it.
 struct DemoUser: Decodable, Sendable {

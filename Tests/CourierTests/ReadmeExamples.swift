@@ -174,3 +174,22 @@ func makeServerSideClient() -> (APIClient, AsyncHTTPClientTransport) {
     let client = APIClient(baseURL: URL(string: "https://api.example.com")!, apiPath: "v1", transport: transport)
     return (client, transport)
 }
+
+import Courier
+import Foundation
+
+func showProfile(baseURL: URL, cachesURL: URL, show: (JSONValue, Bool) -> Void) async throws {
+    var configuration = ClientConfiguration(baseURL: baseURL)
+    configuration.cache = ResponseCache(directory: cachesURL)   // default: ResponseCache.shared
+    configuration.cache?.inMemoryCacheMaxSize = 2 << 20          // the seed's name; 1 MB by default
+    configuration.offlineMode = true                             // unreachable network → cached answer
+    let client = APIClient(configuration: configuration)
+
+    // .both: the cached response first (if any), then the network's
+    for try await response in client.responses(Request<JSONValue>(.get, "sample", cache: .both)) {
+        show(response.value, response.fromCache)
+    }
+    // .cacheOnly: the cached response and no request, else the network
+    let cached = try await client.send(Request<JSONValue>(.get, "sample", cache: .cacheOnly))
+    print(cached.source)                                         // .cache, .network or .offlineCache
+}

@@ -73,6 +73,18 @@ import Testing
         #expect(json == .object(["id": .int(5), "name": .string("Calabresa"), "number_of_ingredients": .null]))
     }
 
+    @Test func cacheExampleShowsTheCachedResponseFirst() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try await withServer { server in
+            let shown = Locked<[Bool]>([])
+            try await showProfile(baseURL: server.baseURL, cachesURL: directory.url) { _, fromCache in shown.withLock { $0.append(fromCache) } }
+            try await showProfile(baseURL: server.baseURL, cachesURL: directory.url) { _, fromCache in shown.withLock { $0.append(fromCache) } }
+            #expect(shown.withLock { $0 } == [false, true, false])
+            #expect(server.requestCount("GET", "/sample") == 2)  // .cacheOnly never asked the network
+        }
+    }
+
     @Test func transportExampleBuilds() async throws {
         let (client, transport) = makeServerSideClient()
         #expect(client.configuration.apiPath == "v1")

@@ -4,6 +4,7 @@ extension ResponseCache {
     /// The stored response for `key`: from memory, else from disk (then kept in memory if it
     /// ranks among the most accessed). Counts as an access.
     public func response(for key: CacheKey) -> CachedResponse? {
+        start()
         let path = key.relativePath
         let hit: CachedResponse? = state.withLock { state in
             guard let entry = state.memory[path] else { return nil }
@@ -41,6 +42,7 @@ extension ResponseCache {
 
     /// Stores `response` for `key`, replacing what was there; keeps it in memory if it fits.
     public func store(_ response: CachedResponse, for key: CacheKey) {
+        start()
         let path = key.relativePath
         var size = response.body.count
         do {
@@ -71,6 +73,7 @@ extension ResponseCache {
 
     /// Removes every entry.
     public func removeAll() {
+        start()
         state.withLock { state in
             state.index.removeAll(under: "")
             state.memory.removeAll(under: "")
@@ -93,6 +96,7 @@ extension ResponseCache {
     }
 
     private func remove(under prefix: String) {
+        start()
         state.withLock { state in
             state.index.removeAll(under: prefix)
             state.memory.removeAll(under: prefix)

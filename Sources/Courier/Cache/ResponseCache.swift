@@ -13,7 +13,7 @@ import Logging
 ///
 /// - Entries are written atomically (a temporary file renamed into place) with a checksum; a
 ///   corrupt, truncated or foreign file is a miss, and is removed.
-/// - At start the memory store is filled from disk in the background, most-accessed entries first,
+/// - At its first use the memory store is filled from disk in the background, most-accessed entries first,
 ///   up to ``memoryCapacity``; access counts are kept in a small index file and survive restarts
 ///   (``flush()`` writes it at once; otherwise it is written about a second after a change).
 /// - ``diskCapacity`` bounds the files; the least-accessed go first.
@@ -31,6 +31,7 @@ public final class ResponseCache: Sendable {
         var indexDirty = false
         var saveScheduled = false
         var loading: Task<Void, Never>?
+        var started = false
     }
 
     /// The folder that holds the entries.
@@ -61,6 +62,17 @@ public final class ResponseCache: Sendable {
         disk = DiskCacheStore(directory: directory)
         self.logger = logger
         state = Locked(State(memory: MemoryCacheStore(capacity: memoryCapacity), diskCapacity: diskCapacity))
+    }
+
+    /// Creates the directory and starts the background load, once, at the first use (so a client
+    /// that never caches never touches the disk).
+    func start() {
+        let starting = state.withLock { state in
+            guard !state.started else { return false }
+            state.started = true
+            return true
+        }
+        guard starting else { return }
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
@@ -125,6 +137,7 @@ public final class ResponseCache: Sendable {
 
     /// Returns when the start-up work (temporary-file sweep, index, memory fill) is done.
     public func loaded() async {
+        start()
         await state.withLock { $0.loading }?.value
     }
 }
