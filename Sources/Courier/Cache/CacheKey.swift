@@ -60,13 +60,14 @@ extension String {
 extension Sequence where Element == UInt8 {
     /// Lowercase hexadecimal.
     var hex: String {
-        var text = ""
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(underestimatedCount * 2)
         for byte in self {
-            text.append(Self.digits[Int(byte >> 4)])
-            text.append(Self.digits[Int(byte & 0x0F)])
+            bytes.append(hexDigits[Int(byte >> 4)])
+            bytes.append(hexDigits[Int(byte & 0x0F)])
         }
-        return text
+        return String(decoding: bytes, as: UTF8.self)
     }
-
-    private static var digits: [Character] { Array("0123456789abcdef") }
 }
+
+private let hexDigits = Array("0123456789abcdef".utf8)
