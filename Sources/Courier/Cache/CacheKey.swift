@@ -14,46 +14,53 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
     /// A digest of the method-independent URL without query: the entries a write to that path
     /// invalidates.
     public let pathDigest: String
+    /// The entry's file, relative to the cache directory.
+    public let relativePath: String
 
     /// Creates a key from its parts.
     public init(digest: String, scope: String, pathDigest: String) {
         self.digest = digest
         self.scope = scope
         self.pathDigest = pathDigest
+        relativePath = "\(scope)/\(pathDigest)/\(digest).apicache"
     }
-
-    /// The entry's file, relative to the cache directory.
-    public var relativePath: String { "\(scope)/\(pathDigest)/\(digest).apicache" }
 
     public var description: String { relativePath }
 
     /// The scope of requests sent without credentials.
     public static let publicScope = "public"
 
-    /// A key for `method` and `url` without query, with the query parameters canonicalised and the
-    /// body's canonical digest.
-    static func make(method: HTTPMethod, url: URL, query: Parameters, bodyDigest: String, scope: String) -> CacheKey {
-        let (base, _) = url.absoluteString.splittingQuery
+    /// A key for `method` and `url` with the query parameters canonicalised; `body` adds the
+    /// body's canonical form to the same digest.
+    static func make(
+        method: HTTPMethod, url: String, query: Parameters, scope: String, body: (inout CanonicalHasher) -> Void
+    ) -> CacheKey {
         var hasher = CanonicalHasher()
         hasher.add(string: method.rawValue)
-        hasher.add(string: url.absoluteString)
-        hasher.add(.object(query))
-        hasher.add(string: bodyDigest)
+        hasher.add(string: url)
+        hasher.add(Parameter.object(query))
+        body(&hasher)
         hasher.add(string: scope)
-        return CacheKey(digest: hasher.hex(), scope: scope, pathDigest: pathDigest(of: base))
+        return CacheKey(digest: hasher.hex(), scope: scope, pathDigest: pathDigest(of: url.splittingQuery.base))
     }
 
-    /// The digest of a URL without its query (16 hex characters).
+    /// A digest of a URL without its query: 16 hex characters of FNV-1a. It only groups entries
+    /// for invalidation (a collision removes a few more entries), so it need not be cryptographic.
     static func pathDigest(of base: String) -> String {
-        String(SHA256.hash(data: Data(base.utf8)).hex.prefix(16))
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in base.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return withUnsafeBytes(of: hash.bigEndian) { $0.hex }
     }
 }
 
 extension String {
     /// The text before `?` and the query after it.
     var splittingQuery: (base: String, query: String?) {
-        guard let mark = firstIndex(of: "?") else { return (self, nil) }
-        return (String(self[..<mark]), String(self[index(after: mark)...]))
+        guard let mark = utf8.firstIndex(of: UInt8(ascii: "?")) else { return (self, nil) }
+        return (String(self[..<mark]), String(self[utf8.index(after: mark)...]))
     }
 }
 
@@ -67,6 +74,19 @@ extension Sequence where Element == UInt8 {
             bytes.append(hexDigits[Int(byte & 0x0F)])
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// Lowercase hexadecimal, written straight into the string's storage.
+    var hex: String {
+        String(unsafeUninitializedCapacity: count * 2) { output in
+            for (offset, byte) in enumerated() {
+                output[offset * 2] = hexDigits[Int(byte >> 4)]
+                output[offset * 2 + 1] = hexDigits[Int(byte & 0x0F)]
+            }
+            return count * 2
+        }
     }
 }
 

@@ -6,27 +6,37 @@ import Foundation
 /// Two parameter sets that mean the same give the same digest whatever their dictionary order.
 struct CanonicalHasher {
     private var hash = SHA256()
+    /// Small writes gather here and reach the digest in one update (each update is a call into
+    /// BoringSSL, which costs more than the bytes of a typical key).
+    private var pending: [UInt8] = []
+
+    init() { pending.reserveCapacity(256) }
+
+    private mutating func flushIfLarge() {
+        guard pending.count >= 4_096 else { return }
+        hash.update(data: pending)
+        pending.removeAll(keepingCapacity: true)
+    }
 
     mutating func add(tag: UInt8) {
-        withUnsafeBytes(of: tag) { hash.update(bufferPointer: $0) }
+        pending.append(tag)
     }
 
     mutating func add(length: Int) {
-        withUnsafeBytes(of: UInt64(length).littleEndian) { hash.update(bufferPointer: $0) }
+        withUnsafeBytes(of: UInt64(length).littleEndian) { pending.append(contentsOf: $0) }
     }
 
     mutating func add(string: String) {
-        var text = string
-        text.withUTF8 { bytes in
-            add(length: bytes.count)
-            hash.update(bufferPointer: UnsafeRawBufferPointer(bytes))
-        }
+        add(length: string.utf8.count)
+        pending.append(contentsOf: string.utf8)
+        flushIfLarge()
     }
 
-    mutating func add(bytes: some Sequence<UInt8>) {
-        let data = Data(bytes)
-        add(length: data.count)
-        hash.update(data: data)
+    mutating func add(bytes: Data) {
+        add(length: bytes.count)
+        hash.update(data: pending)
+        pending.removeAll(keepingCapacity: true)
+        hash.update(data: bytes)
     }
 
     mutating func add(_ parameter: Parameter) {
@@ -68,7 +78,11 @@ struct CanonicalHasher {
 
     mutating func add(_ json: JSONValue) { add(Parameter(json)) }
 
-    func hex() -> String { hash.finalize().hex }
+    func hex() -> String {
+        var hash = hash
+        hash.update(data: pending)
+        return hash.finalize().withUnsafeBytes { $0.hex }
+    }
 
     /// The SHA-256 of a file's content, read in chunks.
     static func fileDigest(_ url: URL) -> String? {

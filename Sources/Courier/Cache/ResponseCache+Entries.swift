@@ -6,14 +6,16 @@ extension ResponseCache {
     public func response(for key: CacheKey) -> CachedResponse? {
         start()
         let path = key.relativePath
-        let hit: CachedResponse? = state.withLock { state in
-            guard let entry = state.memory[path] else { return nil }
+        let (hit, schedule): (CachedResponse?, Bool) = state.withLock { state in
+            guard let entry = state.memory[path] else { return (nil, false) }
             state.index.accessed(path)
             state.indexDirty = true
-            return entry
+            let schedule = !state.saveScheduled
+            state.saveScheduled = true
+            return (entry, schedule)
         }
         if let hit {
-            scheduleIndexSave()
+            if schedule { scheduleIndexSave(alreadyClaimed: true) }
             return hit
         }
         switch disk.read(key) {

@@ -66,14 +66,17 @@ extension ResponseCache {
         }
     }
 
-    /// Writes the index about a second after the first change since the last write.
-    func scheduleIndexSave() {
-        let schedule = state.withLock { state in
-            guard !state.saveScheduled else { return false }
-            state.saveScheduled = true
-            return true
+    /// Writes the index about a second after the first change since the last write. (A caller
+    /// that already set `saveScheduled` under its own lock passes `alreadyClaimed`.)
+    func scheduleIndexSave(alreadyClaimed: Bool = false) {
+        if !alreadyClaimed {
+            let schedule = state.withLock { state in
+                guard !state.saveScheduled else { return false }
+                state.saveScheduled = true
+                return true
+            }
+            guard schedule else { return }
         }
-        guard schedule else { return }
         Task.detached(priority: .background) { [self] in
             try? await Task.sleep(for: .seconds(1))
             state.withLock { $0.saveScheduled = false }

@@ -21,40 +21,43 @@ extension APIClient {
     /// Method, URL, canonical parameters and body, and the auth scope.
     func cacheKey(for request: RequestParts) throws(CourierError) -> CacheKey {
         var query = request.query
-        var body = CanonicalHasher()
+        var encoded: Data?
         switch request.body {
-        case .none:
-            body.add(tag: 0)
         case .parameters(let parameters) where request.method.encodesParametersInURL:
             query.merge(parameters) { own, _ in own }
-            body.add(tag: 0)
-        case .parameters(let parameters):
-            body.add(tag: 1)
-            body.add(Parameter.object(parameters))
         case .encodable(let value):
-            let data: Data
             do {
-                data = try configuration.encoder.encode(value)
+                encoded = try configuration.encoder.encode(value)
             } catch {
                 throw CourierError(.encodingFailed, "The body of \(request.method) \(request.path) cannot be encoded: \(error)", underlyingError: error)
             }
-            if let json = try? JSONValue.parse(data) {
-                body.add(tag: 2)
-                body.add(json)
-            } else {
-                body.add(tag: 3)
-                body.add(bytes: data)
-            }
-        case .data(let data, let contentType):
-            body.add(tag: 3)
-            body.add(string: contentType)
-            body.add(bytes: data)
+        default:
+            break
         }
-        let url = try URLBuilder.url(
+        let url = try URLBuilder.text(
             baseURL: request.baseURL ?? configuration.baseURL, apiPath: request.apiPath ?? configuration.apiPath,
-            path: request.path, query: [:])
-        return CacheKey.make(
-            method: request.method, url: url, query: query, bodyDigest: body.hex(),
-            scope: authentication?.cacheScope ?? CacheKey.publicScope)
+            path: request.path, query: [:], validatingBase: false)
+        let scope = authentication?.cacheScope ?? CacheKey.publicScope
+        return CacheKey.make(method: request.method, url: url, query: query, scope: scope) { hasher in
+            switch request.body {
+            case .parameters(let parameters) where !request.method.encodesParametersInURL:
+                hasher.add(tag: 1)
+                hasher.add(Parameter.object(parameters))
+            case .encodable:
+                if let encoded, let json = try? JSONValue.parse(encoded) {
+                    hasher.add(tag: 2)
+                    hasher.add(json)
+                } else {
+                    hasher.add(tag: 3)
+                    hasher.add(bytes: encoded ?? Data())
+                }
+            case .data(let data, let contentType):
+                hasher.add(tag: 3)
+                hasher.add(string: contentType)
+                hasher.add(bytes: data)
+            default:
+                hasher.add(tag: 0)
+            }
+        }
     }
 }

@@ -10,30 +10,48 @@ import Foundation
 /// - A `?query` in the path is kept, and query parameters are appended after it.
 enum URLBuilder {
     static func url(baseURL: URL, apiPath: String, path: String, query: Parameters) throws(CourierError) -> URL {
+        let text = try text(baseURL: baseURL, apiPath: apiPath, path: path, query: query, validatingBase: true)
+        guard let url = URL(string: text) else {
+            throw CourierError(.invalidURL, "\"\(text)\" is not a valid URL.")
+        }
+        try validate(url, what: "The URL")
+        return url
+    }
+
+    /// The URL's text, before it is parsed and checked (what the cache's keys are made of: a base
+    /// URL that is not http(s) fails when the request is sent, so the key skips that check).
+    static func text(
+        baseURL: URL, apiPath: String, path: String, query: Parameters, validatingBase: Bool
+    ) throws(CourierError) -> String {
         var pathPart = Substring(path)
-        if let hash = pathPart.firstIndex(of: "#") { pathPart = pathPart[..<hash] }
+        // Searches are on UTF-8 bytes: the separators are ASCII, and Character searches cost
+        // grapheme breaking on every request.
+        if let hash = pathPart.utf8.firstIndex(of: UInt8(ascii: "#")) { pathPart = pathPart[..<hash] }
         var queryParts: [String] = []
-        if let mark = pathPart.firstIndex(of: "?") {
-            let existing = pathPart[pathPart.index(after: mark)...]
+        if let mark = pathPart.utf8.firstIndex(of: UInt8(ascii: "?")) {
+            let existing = pathPart[pathPart.utf8.index(after: mark)...]
             if !existing.isEmpty { queryParts.append(PercentEncoding.encodeQuery(String(existing))) }
             pathPart = pathPart[..<mark]
         }
         var text: String
-        let lowered = pathPart.prefix(8).lowercased()
-        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
-            let afterScheme = pathPart.range(of: "://")!.upperBound
-            let slash = pathPart[afterScheme...].firstIndex(of: "/") ?? pathPart.endIndex
+        let schemeEnd = Self.schemeSeparator(in: pathPart)
+        let lowered = schemeEnd == nil ? "" : pathPart.prefix(8).lowercased()
+        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let schemeEnd {
+            let afterScheme = schemeEnd.upperBound
+            let slash = pathPart[afterScheme...].utf8.firstIndex(of: UInt8(ascii: "/")) ?? pathPart.endIndex
             text = String(pathPart[..<slash]) + PercentEncoding.encodePath(String(pathPart[slash...]))
-        } else if pathPart.contains("://") {
+        } else if schemeEnd != nil {
             throw CourierError(.invalidURL, "The path \"\(path)\" names a scheme other than http or https.")
         } else {
-            try validate(baseURL, what: "The base URL")
+            if validatingBase { try validate(baseURL, what: "The base URL") }
             var base = baseURL.absoluteString
-            if let cut = base.firstIndex(where: { $0 == "?" || $0 == "#" }) { base = String(base[..<cut]) }
+            if let cut = base.utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
+                base = String(base[..<cut])
+            }
             let parts = [
-                String(base.droppingTrailing("/")),
-                PercentEncoding.encodePath(String(apiPath.droppingLeading("/").droppingTrailing("/"))),
-                PercentEncoding.encodePath(String(pathPart.droppingLeading("/"))),
+                String(Substring(base).trimmingSlashes(leading: false)),
+                PercentEncoding.encodePath(String(Substring(apiPath).trimmingSlashes(leading: true))),
+                PercentEncoding.encodePath(String(pathPart.trimmingSlashes(leading: true, trailing: false))),
             ]
             text = parts.filter { !$0.isEmpty }.joined(separator: "/")
         }
@@ -44,11 +62,24 @@ enum URLBuilder {
             throw CourierError(.encodingFailed, "The query parameters cannot be encoded: \(error)", underlyingError: error)
         }
         if !queryParts.isEmpty { text += "?" + queryParts.joined(separator: "&") }
-        guard let url = URL(string: text) else {
-            throw CourierError(.invalidURL, "\"\(text)\" is not a valid URL.")
+        return text
+    }
+
+    /// The range of the first `://`, found byte by byte (the generic `firstRange(of:)` costs
+    /// microseconds per call).
+    private static func schemeSeparator(in text: Substring) -> Range<Substring.Index>? {
+        let utf8 = text.utf8
+        var index = utf8.startIndex
+        while let colon = utf8[index...].firstIndex(of: UInt8(ascii: ":")) {
+            let first = utf8.index(after: colon)
+            guard first < utf8.endIndex else { return nil }
+            let second = utf8.index(after: first)
+            if second < utf8.endIndex, utf8[first] == UInt8(ascii: "/"), utf8[second] == UInt8(ascii: "/") {
+                return colon..<utf8.index(after: second)
+            }
+            index = first
         }
-        try validate(url, what: "The URL")
-        return url
+        return nil
     }
 
     private static func validate(_ url: URL, what: String) throws(CourierError) {
@@ -59,13 +90,16 @@ enum URLBuilder {
     }
 }
 
-extension StringProtocol {
-    func droppingLeading(_ character: Character) -> SubSequence {
-        self[(firstIndex { $0 != character } ?? endIndex)...]
-    }
-
-    func droppingTrailing(_ character: Character) -> SubSequence {
-        guard let last = lastIndex(where: { $0 != character }) else { return self[endIndex...] }
-        return self[...last]
+extension Substring {
+    /// Without the `/` bytes at the end (and at the start when `leading`).
+    func trimmingSlashes(leading: Bool, trailing: Bool = true) -> Substring {
+        let slash = UInt8(ascii: "/")
+        var start = utf8.startIndex
+        var end = utf8.endIndex
+        if leading { while start < end, utf8[start] == slash { start = utf8.index(after: start) } }
+        if trailing {
+            while end > start, utf8[utf8.index(before: end)] == slash { end = utf8.index(before: end) }
+        }
+        return self[start..<end]
     }
 }
