@@ -75,9 +75,12 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         for field in request.headers {
             wire.headers.add(name: field.name, value: field.value)
         }
-        if let body = request.body, !body.isEmpty {
+        if let stream = request.bodyStream {
+            wire.body = .stream(BodyChunks(body: stream, chunkSize: uploadChunkSize, progress: observer.upload), length: .known(stream.length))
+        } else if let body = request.body, !body.isEmpty {
             if let upload = observer.upload {
-                wire.body = .stream(UploadChunks(data: body, chunkSize: uploadChunkSize, progress: upload), length: .known(Int64(body.count)))
+                let whole = StreamedBody(segments: [.bytes(body)], contentType: "")
+                wire.body = .stream(BodyChunks(body: whole, chunkSize: uploadChunkSize, progress: upload), length: .known(Int64(body.count)))
             } else {
                 wire.body = .bytes(ByteBuffer(data: body))
             }
@@ -85,7 +88,11 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         do {
             let deadline = NIODeadline.now() + .nanoseconds(Int64(request.timeout * 1_000_000_000))
             let response = try await client.execute(wire, deadline: deadline)
-            let body = try await collect(response.body, expected: response.headers.first(name: "content-length").flatMap { Int64($0) }, observer: observer)
+            let expected = response.headers.first(name: "content-length").flatMap { Int64($0) }
+            if let maximum = request.maximumResponseSize, let expected, expected > maximum {
+                throw CourierError.responseTooLarge(request.url, maximum: maximum, length: expected)
+            }
+            let body = try await collect(response.body, expected: expected, request: request, observer: observer)
             var headers = HTTPHeaders()
             for field in response.headers {
                 headers.add(name: field.name, value: field.value)
@@ -96,16 +103,26 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         }
     }
 
-    private func collect(_ body: HTTPClientResponse.Body, expected: Int64?, observer: TransferObserver) async throws -> Data {
+    private func collect(
+        _ body: HTTPClientResponse.Body, expected: Int64?, request: TransportRequest, observer: TransferObserver
+    ) async throws -> Data {
+        let maximum = request.maximumResponseSize
         guard let download = observer.download else {
-            var buffer = try await body.collect(upTo: Int.max)
-            return buffer.readData(length: buffer.readableBytes) ?? Data()
+            do {
+                var buffer = try await body.collect(upTo: maximum.map { Int(clamping: $0) } ?? Int.max)
+                return buffer.readData(length: buffer.readableBytes) ?? Data()
+            } catch is NIOTooManyBytesError {
+                throw CourierError.responseTooLarge(request.url, maximum: maximum ?? 0, length: nil)
+            }
         }
         var data = Data()
         if let expected, expected < 1 << 30 { data.reserveCapacity(Int(expected)) }
         for try await buffer in body {
             data.append(contentsOf: buffer.readableBytesView)
             let received = Int64(data.count)
+            if let maximum, received > maximum {
+                throw CourierError.responseTooLarge(request.url, maximum: maximum, length: nil)
+            }
             if received != expected {
                 download(TransferProgress(completed: received, total: expected.flatMap { $0 >= received ? $0 : nil }))
             }

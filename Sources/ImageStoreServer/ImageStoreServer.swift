@@ -74,7 +74,8 @@ public final class ImageStoreServer: Sendable {
         if let demo = configuration.demoAccount {
             try accounts.ensureAccount(email: demo.email, password: demo.password)
         }
-        let router = ServerRouter.build(counter: counter, database: database, accounts: accounts)
+        let router = ServerRouter.build(
+            counter: counter, database: database, accounts: accounts, maximumImageSize: configuration.maximumImageSize)
         let ready = StartSignal()
         let app = Application(
             router: router,

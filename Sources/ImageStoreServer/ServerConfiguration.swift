@@ -18,13 +18,17 @@ public struct ServerConfiguration: Sendable {
     /// How long an access token stays valid after a newer one replaced it, so requests already in
     /// flight with it still succeed (devise_token_auth's batch window).
     public var replacedTokenGrace: Duration
+    /// The largest image `POST /images` and `PATCH /images/{id}` accept, in bytes (10 MB by
+    /// default); a larger one is refused with 413 and nothing is stored.
+    public var maximumImageSize: Int
 
     /// Creates a configuration.
     public init(
         host: String = "127.0.0.1", port: Int = 0, databasePath: String? = nil,
         demoAccount: (email: String, password: String)? = ("demo@example.com", "password"),
-        bcryptCost: UInt8 = 8, replacedTokenGrace: Duration = .seconds(30)
+        bcryptCost: UInt8 = 8, replacedTokenGrace: Duration = .seconds(30), maximumImageSize: Int = 10 << 20
     ) {
+        self.maximumImageSize = maximumImageSize
         self.host = host
         self.port = port
         self.databasePath = databasePath

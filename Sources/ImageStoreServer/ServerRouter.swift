@@ -2,7 +2,7 @@ import Hummingbird
 
 /// Assembles the server's routes. Each feature adds its routes here.
 enum ServerRouter {
-    static func build(counter: RequestCounter, database: ServerDatabase, accounts: AccountStore) -> Router<BasicRequestContext> {
+    static func build(counter: RequestCounter, database: ServerDatabase, accounts: AccountStore, maximumImageSize: Int) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         let diagnostics = DiagnosticRoutes(counter: counter)
         diagnostics.addUncounted(to: router)
@@ -11,6 +11,8 @@ enum ServerRouter {
         ErrorRoutes().add(to: router)
         AuthRoutes(accounts: accounts).add(to: router)
         DocumentRoutes(database: database).add(to: router)
+        ImageRoutes(database: database, maximumImageSize: maximumImageSize).add(to: router)
+        UploadSinkRoutes().add(to: router)
         return router
     }
 }

@@ -156,11 +156,7 @@ import Testing
     @Test func entriesSurviveAWriterKilledAtRandomMoments() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let courier = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("courier")
-        let executable = FileManager.default.isExecutableFile(atPath: courier.path)
-            ? courier
-            : URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("courier")
-        try #require(FileManager.default.isExecutableFile(atPath: executable.path), "build the courier tool first")
+        let executable = try courierExecutable()
         var kills = 0
         for _ in 0..<200 {
             let process = Process()

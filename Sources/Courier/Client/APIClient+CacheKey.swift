@@ -51,6 +51,9 @@ extension APIClient {
                     hasher.add(tag: 3)
                     hasher.add(bytes: encoded ?? Data())
                 }
+            case .multipart(let parts):
+                hasher.add(tag: 4)
+                hasher.add(Parameter.array(parts.map(\.canonicalParameter)))
             case .data(let data, let contentType):
                 hasher.add(tag: 3)
                 hasher.add(string: contentType)

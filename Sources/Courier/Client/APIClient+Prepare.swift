@@ -14,6 +14,7 @@ extension APIClient {
         }
         var query = request.query
         var body: EncodedBody?
+        var stream: StreamedBody?
         do {
             switch request.body {
             case .none:
@@ -21,7 +22,9 @@ extension APIClient {
             case .parameters(let parameters) where request.method.encodesParametersInURL:
                 query.merge(parameters) { own, _ in own }
             case .parameters(let parameters) where parameters.containsBinary:
-                body = try MultipartFormData().encode(parameters)
+                (body, stream) = try Self.inMemoryIfPossible(MultipartFormData().stream(parameters))
+            case .multipart(let parts):
+                (body, stream) = try Self.inMemoryIfPossible(MultipartFormData().stream(parts))
             case .parameters(let parameters):
                 body = try (request.encoder ?? configuration.parameterEncoder).encode(parameters)
             case .encodable(let value):
@@ -39,8 +42,8 @@ extension APIClient {
             path: request.path, query: query)
         var headers = configuration.defaultHeaders
         headers.merge(request.headers)
-        if let body, !headers.contains("Content-Type") {
-            headers["Content-Type"] = body.contentType
+        if let contentType = body?.contentType ?? stream?.contentType, !headers.contains("Content-Type") {
+            headers["Content-Type"] = contentType
         }
         var version = 0
         if let authentication {
@@ -50,9 +53,18 @@ extension APIClient {
                 headers[name] = credentials[name]
             }
         }
-        let wire = TransportRequest(
+        var wire = TransportRequest(
             url: url, method: request.method, headers: headers, body: body?.data,
             timeout: request.timeout ?? configuration.timeout)
+        wire.bodyStream = stream
+        wire.maximumResponseSize = request.maximumResponseSize ?? configuration.maximumResponseSize
         return (wire, version)
+    }
+
+    /// A multipart body without file segments is sent from memory; one with files is streamed.
+    static func inMemoryIfPossible(_ body: StreamedBody) throws -> (EncodedBody?, StreamedBody?) {
+        let hasFiles = body.segments.contains { if case .file = $0 { true } else { false } }
+        if hasFiles { return (nil, body) }
+        return (EncodedBody(data: try body.collect(), contentType: body.contentType), nil)
     }
 }

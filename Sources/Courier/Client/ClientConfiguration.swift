@@ -53,6 +53,10 @@ public struct ClientConfiguration: Sendable {
     public var decoder: any DataDecoder = ModelDecoder()
     /// How ``RequestBody/encodable(_:)`` bodies are encoded.
     public var encoder: any DataEncoder = JSONEncoder()
+    /// The largest response body a request accepts; a longer one fails with
+    /// ``CourierError/Kind/responseTooLarge`` as soon as it is known, instead of filling memory.
+    /// `nil` (the default) for no limit. ``APIClient/download(_:to:)`` is not limited by it.
+    public var maximumResponseSize: Int64?
     /// Status codes that count as success; any other is thrown as ``CourierError/Kind/httpStatus(_:)``.
     public var acceptableStatusCodes: Range<Int> = 200..<300
     /// Names of the headers that carry the user's credentials (the seeds' `access-token`, `client`,

@@ -39,6 +39,9 @@ public struct Request<Value: Sendable>: Sendable {
     public var shouldSaveInCache: Bool = true
     /// Offline mode for this request instead of the client's ``ClientConfiguration/offlineMode``.
     public var offlineMode: Bool?
+    /// The largest response body accepted, instead of the client's
+    /// ``ClientConfiguration/maximumResponseSize``.
+    public var maximumResponseSize: Int64?
     /// Seconds allowed for the request instead of the client's timeout.
     public var timeout: TimeInterval?
     /// The queue for this request's callbacks (completion and progress) instead of the client's.

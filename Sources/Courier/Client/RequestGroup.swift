@@ -64,6 +64,11 @@ public struct RequestGroup: Sendable {
             switch request.body {
             case .none: result.body = .parameters(bodyParameters)
             case .parameters(let own): result.body = .parameters(bodyParameters.merging(own) { _, own in own })
+            case .multipart(let own):
+                // The group's parameters go first, as parameters of a multipart body would.
+                result.body = .multipart(bodyParameters.keys.sorted().compactMap { key in
+                    bodyParameters[key]!.textValue.map { MultipartPart.text(key, $0) }
+                } + own)
             case .encodable, .data:
                 result.preparationFailure = "the request group adds body parameters (\(bodyParameters.keys.sorted().joined(separator: ", "))), "
                     + "which cannot be merged into an Encodable or raw body; send a parameter body or use queryParameters"

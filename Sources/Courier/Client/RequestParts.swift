@@ -21,6 +21,7 @@ struct RequestParts: Sendable {
     var cacheOption: CacheOption?
     var shouldSaveInCache: Bool
     var offlineMode: Bool?
+    var maximumResponseSize: Int64?
     /// The stored response a conditional request revalidates: a `304` answers with it.
     var revalidating: CachedResponse?
 }
@@ -32,6 +33,7 @@ extension Request {
             method: method, path: path, query: query, body: body, headers: headers, baseURL: baseURL, apiPath: apiPath,
             encoder: encoder, timeout: timeout, callbackQueue: callbackQueue, uploadProgress: uploadProgress,
             downloadProgress: downloadProgress, suppressErrorAlert: suppressErrorAlert, preparationFailure: preparationFailure,
-            cacheOption: cacheOption, shouldSaveInCache: shouldSaveInCache, offlineMode: offlineMode)
+            cacheOption: cacheOption, shouldSaveInCache: shouldSaveInCache, offlineMode: offlineMode,
+            maximumResponseSize: maximumResponseSize)
     }
 }

@@ -21,57 +21,121 @@ public struct MultipartFormData: Sendable {
     ///
     /// - Throws: ``ParameterEncodingError`` when a file cannot be read or a number is not finite.
     public func encode(_ parameters: Parameters) throws -> EncodedBody {
-        var body = Data()
-        for key in parameters.keys.sorted() {
-            try append(parameters[key]!, name: key, to: &body)
-        }
-        body.append(contentsOf: "--\(boundary)--\r\n".utf8)
-        return EncodedBody(data: body, contentType: contentType)
+        EncodedBody(data: try stream(parameters).collect(), contentType: contentType)
     }
 
-    private func append(_ value: Parameter, name: String, to body: inout Data) throws {
+    /// The body for `parameters` with file parameters as file segments: nothing is read until
+    /// the body is sent. Nested parameters use bracket names (`user[name]`, `photos[]`).
+    public func stream(_ parameters: Parameters) throws -> StreamedBody {
+        var builder = Builder(boundary: boundary)
+        for key in parameters.keys.sorted() {
+            try append(parameters[key]!, name: key, to: &builder)
+        }
+        return builder.finish(contentType: contentType)
+    }
+
+    /// The body for explicit parts, in their order; file parts are streamed from disk.
+    public func stream(_ parts: [MultipartPart]) throws -> StreamedBody {
+        var builder = Builder(boundary: boundary)
+        for part in parts {
+            switch part.content {
+            case .text(let text):
+                builder.text(text, name: part.name, mimeType: part.mimeType, headers: part.headers)
+            case .data(let data):
+                let type = part.mimeType ?? MIMEType.infer(fileName: part.fileName, content: data)
+                builder.file(.bytes(data), name: part.name, fileName: part.fileName ?? "file" + MIMEType.preferredExtension(for: type),
+                             mimeType: type, headers: part.headers)
+            case .file(let url):
+                try builder.file(url, name: part.name, fileName: part.fileName, mimeType: part.mimeType, headers: part.headers)
+            }
+        }
+        return builder.finish(contentType: contentType)
+    }
+
+    private func append(_ value: Parameter, name: String, to builder: inout Builder) throws {
         switch value {
         case .object(let values):
-            for key in values.keys.sorted() { try append(values[key]!, name: "\(name)[\(key)]", to: &body) }
+            for key in values.keys.sorted() { try append(values[key]!, name: "\(name)[\(key)]", to: &builder) }
         case .array(let values):
-            for element in values { try append(element, name: "\(name)[]", to: &body) }
-        case .string(let string): appendText(string, name: name, to: &body)
-        case .int(let int): appendText(String(int), name: name, to: &body)
+            for element in values { try append(element, name: "\(name)[]", to: &builder) }
+        case .string(let string): builder.text(string, name: name)
+        case .int(let int): builder.text(String(int), name: name)
         case .double(let double):
             guard double.isFinite else { throw ParameterEncodingError("the parameter \(name) is \(double)") }
-            appendText(JSONWriter.format(double), name: name, to: &body)
-        case .bool(let bool): appendText(bool ? "true" : "false", name: name, to: &body)
-        case .null: appendText("", name: name, to: &body)
+            builder.text(JSONWriter.format(double), name: name)
+        case .bool(let bool): builder.text(bool ? "true" : "false", name: name)
+        case .null: builder.text("", name: name)
         case .data(let data, let fileName, let mimeType):
             let type = mimeType ?? MIMEType.infer(fileName: fileName, content: data)
-            let file = fileName ?? "file" + MIMEType.preferredExtension(for: type)
-            appendFile(data, name: name, fileName: file, mimeType: type, to: &body)
+            builder.file(.bytes(data), name: name, fileName: fileName ?? "file" + MIMEType.preferredExtension(for: type), mimeType: type)
         case .file(let url, let fileName, let mimeType):
-            let data: Data
-            do {
-                data = try Data(contentsOf: url)
-            } catch {
-                throw ParameterEncodingError("the file \(url.path) for parameter \(name) cannot be read: \(error.localizedDescription)")
-            }
-            let file = fileName ?? url.lastPathComponent
-            appendFile(data, name: name, fileName: file, mimeType: mimeType ?? MIMEType.infer(fileName: file, content: data), to: &body)
+            try builder.file(url, name: name, fileName: fileName, mimeType: mimeType)
         }
     }
 
-    private func appendText(_ text: String, name: String, to body: inout Data) {
-        body.append(contentsOf: "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(Self.quote(name))\"\r\n\r\n".utf8)
-        body.append(contentsOf: text.utf8)
-        body.append(contentsOf: "\r\n".utf8)
+    /// Gathers text into byte segments and files into file segments.
+    struct Builder {
+        let boundary: String
+        var segments: [StreamedBody.Segment] = []
+        var pending = Data()
+
+        init(boundary: String) { self.boundary = boundary }
+
+        mutating func text(_ text: String, name: String, mimeType: String? = nil, headers: HTTPHeaders = [:]) {
+            var head = "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(MultipartFormData.quote(name))\"\r\n"
+            if let mimeType { head += "Content-Type: \(mimeType)\r\n" }
+            head += Self.extra(headers)
+            pending.append(contentsOf: (head + "\r\n").utf8)
+            pending.append(contentsOf: text.utf8)
+            pending.append(contentsOf: "\r\n".utf8)
+        }
+
+        mutating func file(_ content: StreamedBody.Segment, name: String, fileName: String, mimeType: String, headers: HTTPHeaders = [:]) {
+            let head = "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(MultipartFormData.quote(name))\"; "
+                + "filename=\"\(MultipartFormData.quote(fileName))\"\r\nContent-Type: \(mimeType)\r\n" + Self.extra(headers) + "\r\n"
+            pending.append(contentsOf: head.utf8)
+            switch content {
+            case .bytes(let data): pending.append(data)
+            case .file:
+                segments.append(.bytes(pending))
+                pending = Data()
+                segments.append(content)
+            }
+            pending.append(contentsOf: "\r\n".utf8)
+        }
+
+        /// A file part: its size now, its bytes when sent; the type from the name or first bytes.
+        mutating func file(_ url: URL, name: String, fileName: String?, mimeType: String?, headers: HTTPHeaders = [:]) throws {
+            let size: Int64
+            let head: Data
+            do {
+                let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+                guard attributes[.type] as? FileAttributeType != .typeDirectory else {
+                    throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "it is a directory"])
+                }
+                size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
+                let handle = try FileHandle(forReadingFrom: url)
+                defer { try? handle.close() }
+                head = try handle.read(upToCount: 512) ?? Data()
+            } catch {
+                throw ParameterEncodingError("the file \(url.path) for part \(name) cannot be read: \(error.localizedDescription)")
+            }
+            let file = fileName ?? url.lastPathComponent
+            self.file(.file(url, length: size), name: name, fileName: file,
+                      mimeType: mimeType ?? MIMEType.infer(fileName: file, content: head), headers: headers)
+        }
+
+        mutating func finish(contentType: String) -> StreamedBody {
+            pending.append(contentsOf: "--\(boundary)--\r\n".utf8)
+            segments.append(.bytes(pending))
+            return StreamedBody(segments: segments.filter { if case .bytes(let data) = $0 { !data.isEmpty } else { true } }, contentType: contentType)
+        }
+
+        private static func extra(_ headers: HTTPHeaders) -> String {
+            headers.map { "\($0.name): \($0.value.replacingOccurrences(of: "\r", with: "").replacingOccurrences(of: "\n", with: ""))\r\n" }.joined()
+        }
     }
 
-    private func appendFile(_ data: Data, name: String, fileName: String, mimeType: String, to body: inout Data) {
-        body.append(contentsOf: ("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(Self.quote(name))\"; "
-            + "filename=\"\(Self.quote(fileName))\"\r\nContent-Type: \(mimeType)\r\n\r\n").utf8)
-        body.append(data)
-        body.append(contentsOf: "\r\n".utf8)
-    }
-
-    /// Escapes a quoted header parameter as HTML5 form submission does (`"` → `%22`, line breaks).
     static func quote(_ value: String) -> String {
         value.replacingOccurrences(of: "\"", with: "%22")
             .replacingOccurrences(of: "\r", with: "%0D")

@@ -37,6 +37,21 @@ public enum Parameter: Sendable, Hashable {
     }
 }
 
+extension Parameter {
+    /// The text a scalar is sent as in a form or multipart field; `nil` for arrays, objects and
+    /// binary values.
+    public var textValue: String? {
+        switch self {
+        case .string(let text): text
+        case .int(let number): String(number)
+        case .double(let number): JSONWriter.format(number)
+        case .bool(let flag): flag ? "true" : "false"
+        case .null: ""
+        case .array, .object, .data, .file: nil
+        }
+    }
+}
+
 /// A set of named parameters, as a request body or a query.
 public typealias Parameters = [String: Parameter]
 

@@ -13,6 +13,9 @@ public enum RequestBody: Sendable, ExpressibleByDictionaryLiteral {
     case encodable(any Encodable & Sendable)
     /// Bytes sent as they are, with their content type.
     case data(Data, contentType: String)
+    /// Explicit multipart parts, in order; file parts are streamed from disk (seed 003's upload
+    /// requests).
+    case multipart([MultipartPart])
 
     /// A parameter body from a literal.
     public init(dictionaryLiteral elements: (String, Parameter)...) {

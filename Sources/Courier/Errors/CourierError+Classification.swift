@@ -8,7 +8,7 @@ extension CourierError {
         case .cancelled: return .cancelled
         case .invalidURL, .encodingFailed: return .invalidRequest
         case .decodingFailed: return .decodingFailed(keyPath: keyPath)
-        case .redirectFailed, .transport, .rejected: return .other
+        case .redirectFailed, .transport, .rejected, .responseTooLarge: return .other
         case .httpStatus(let status):
             switch status {
             case 401: return .unauthorized

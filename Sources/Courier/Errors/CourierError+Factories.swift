@@ -7,6 +7,15 @@ extension CourierError {
     }
 
     /// Wraps any error thrown while a request ran; a `CourierError` passes through unchanged.
+    /// A response body over the allowed maximum.
+    package static func responseTooLarge(_ url: URL, maximum: Int64, length: Int64?) -> CourierError {
+        let size = length.map { "\($0) bytes" } ?? "more"
+        return CourierError(
+            .responseTooLarge,
+            "The response from \(url.absoluteString) is \(size), over the \(maximum)-byte maximum; it was not read further. Raise maximumResponseSize or download it to a file.",
+            url: url)
+    }
+
     static func wrap(_ error: any Error, url: URL?) -> CourierError {
         if let error = error as? CourierError { return error }
         if error is CancellationError { return .cancelled(url) }

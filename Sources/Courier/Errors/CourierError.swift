@@ -30,6 +30,9 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         case transport
         /// A delegate hook turned the response into an error; see ``underlyingError``.
         case rejected
+        /// The response body was longer than the allowed maximum
+        /// (``ClientConfiguration/maximumResponseSize``); it was not read further.
+        case responseTooLarge
     }
 
     /// The class of failure.

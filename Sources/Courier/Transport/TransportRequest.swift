@@ -8,8 +8,14 @@ public struct TransportRequest: Sendable {
     public var method: HTTPMethod
     /// Every header to send.
     public var headers: HTTPHeaders
-    /// The body, if any.
+    /// The body, if it is held in memory.
     public var body: Data?
+    /// The body, when it is streamed (multipart with files): transports read it a piece at a
+    /// time and send `Content-Length` = ``StreamedBody/length``. `nil` when ``body`` is used.
+    public var bodyStream: StreamedBody?
+    /// The largest response body accepted; a longer one fails with
+    /// ``CourierError/Kind/responseTooLarge`` instead of filling memory. `nil` for no limit.
+    public var maximumResponseSize: Int64?
     /// Seconds allowed: ``URLSessionTransport`` applies it as an idle timeout (no byte sent or
     /// received for that long), as `URLSession` does; `AsyncHTTPClientTransport` as a deadline for
     /// the whole exchange.
@@ -23,4 +29,9 @@ public struct TransportRequest: Sendable {
         self.body = body
         self.timeout = timeout
     }
+}
+
+extension TransportRequest {
+    /// The body's length, in memory or streamed.
+    public var bodyLength: Int64 { bodyStream?.length ?? Int64(body?.count ?? 0) }
 }

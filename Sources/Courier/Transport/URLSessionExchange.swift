@@ -17,11 +17,22 @@ final class URLSessionExchange: Sendable {
 
     let request: TransportRequest
     let observer: TransferObserver
+    /// Stops the task (a body over ``TransportRequest/maximumResponseSize``).
+    let cancelTask: @Sendable () -> Void
     private let state = Locked(State())
 
-    init(request: TransportRequest, observer: TransferObserver) {
+    init(request: TransportRequest, observer: TransferObserver, cancelTask: @escaping @Sendable () -> Void = {}) {
         self.request = request
         self.observer = observer
+        self.cancelTask = cancelTask
+    }
+
+    /// Fails the exchange and stops the task when `length` passes the maximum.
+    private func refuse(ifOver length: Int64) -> Bool {
+        guard let maximum = request.maximumResponseSize, length > maximum else { return false }
+        finish(.failure(CourierError.responseTooLarge(request.url, maximum: maximum, length: length)))
+        cancelTask()
+        return true
     }
 
     /// Stores the continuation, or resumes it at once if the exchange already ended.
@@ -50,9 +61,12 @@ final class URLSessionExchange: Sendable {
             state.response = response
             state.expectedLength = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
         }
+        if response.expectedContentLength >= 0 { _ = refuse(ifOver: response.expectedContentLength) }
     }
 
     func didReceive(_ data: Data) {
+        let received = state.withLock { Int64($0.body.count + data.count) }
+        if refuse(ifOver: received) { return }
         let progress: TransferProgress = state.withLock { state in
             state.body.append(data)
             let received = Int64(state.body.count)
@@ -63,7 +77,7 @@ final class URLSessionExchange: Sendable {
     }
 
     func didSend(totalBytesSent: Int64, expected: Int64) {
-        let total = expected > 0 ? expected : Int64(request.body?.count ?? 0)
+        let total = expected > 0 ? expected : request.bodyLength
         let report: Bool = state.withLock { state in
             guard totalBytesSent > state.uploadReported else { return false }
             state.uploadReported = totalBytesSent

@@ -9,9 +9,15 @@ extension URLSessionTransport {
     /// request; URLSession enforces the timeout.
     func sendThroughAsyncAPI(_ urlRequest: URLRequest, request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
         let body = request.body.flatMap { $0.isEmpty ? nil : $0 }
-        let uploadDelegate = observer.upload.flatMap { handler in body.map { UploadProgressDelegate(total: Int64($0.count), handler: handler) } }
+        let length = request.bodyLength
+        let uploadDelegate = observer.upload.flatMap { handler in length > 0 ? UploadProgressDelegate(total: length, handler: handler) : nil }
+        var bodyFile: URL?
+        defer { bodyFile.map { try? FileManager.default.removeItem(at: $0) } }
         do {
-            let (data, response) = if let body {
+            let (data, response) = if let stream = request.bodyStream {
+                // A streamed body goes to URLSession as a file, written a chunk at a time.
+                try await session.upload(for: urlRequest, fromFile: try Self.spool(stream, into: &bodyFile), delegate: uploadDelegate)
+            } else if let body {
                 try await session.upload(for: urlRequest, from: body, delegate: uploadDelegate)
             } else {
                 try await session.data(for: urlRequest, delegate: nil)
@@ -25,6 +31,18 @@ extension URLSessionTransport {
             if Task.isCancelled { throw CourierError.cancelled(request.url) }
             throw Self.courierError(for: error, request: request)
         }
+    }
+
+    /// Writes a streamed body to a temporary file (removed by the caller, also on cancellation).
+    static func spool(_ body: StreamedBody, into file: inout URL?) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-upload-\(UUID().uuidString)")
+        file = url
+        do {
+            try body.write(to: url)
+        } catch {
+            throw CourierError(.encodingFailed, "The upload body could not be prepared: \(error.localizedDescription)", underlyingError: error)
+        }
+        return url
     }
 }
 

@@ -6,9 +6,17 @@ import FoundationNetworking
 extension URLSessionTransport {
     /// Runs the request as a delegate-driven task, so each piece of the body is reported as it arrives.
     func sendThroughDelegate(_ urlRequest: URLRequest, request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
-        let exchange = URLSessionExchange(request: request, observer: observer)
-        let task = request.body.flatMap { $0.isEmpty ? nil : $0 }.map { session.uploadTask(with: urlRequest, from: $0) }
-            ?? session.dataTask(with: urlRequest)
+        var bodyFile: URL?
+        defer { bodyFile.map { try? FileManager.default.removeItem(at: $0) } }
+        let task: URLSessionTask
+        if let stream = request.bodyStream {
+            task = session.uploadTask(with: urlRequest, fromFile: try Self.spool(stream, into: &bodyFile))
+        } else if let body = request.body, !body.isEmpty {
+            task = session.uploadTask(with: urlRequest, from: body)
+        } else {
+            task = session.dataTask(with: urlRequest)
+        }
+        let exchange = URLSessionExchange(request: request, observer: observer) { [weak task] in task?.cancel() }
         delegate.register(exchange, for: task)
         defer { delegate.unregister(task) }
         return try await withTaskCancellationHandler {

@@ -52,7 +52,7 @@ public final class URLSessionTransport: HTTPTransport {
         for field in request.headers {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
         }
-        if observer.download == nil {
+        if observer.download == nil, request.maximumResponseSize == nil {
             return try await sendThroughAsyncAPI(urlRequest, request: request, observer: observer)
         }
         return try await sendThroughDelegate(urlRequest, request: request, observer: observer)

@@ -38,3 +38,15 @@ extension APIClient {
         _ = try await send(Request<JSONValue>(.put, "documents/\(name)", body: .data(Data(text.utf8), contentType: "text/plain")))
     }
 }
+
+/// The `courier` tool built beside the test bundle (crash and memory tests run it as a child).
+func courierExecutable() throws -> URL {
+    let candidates = [
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("courier"),
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("courier"),
+    ]
+    guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+        throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "the courier tool is not built beside the tests"])
+    }
+    return found
+}

@@ -1,0 +1,120 @@
+import Foundation
+
+/// A request body read piece by piece when it is sent: bytes held in memory and ranges of files,
+/// never loaded whole. Multipart bodies with file parts are streamed this way.
+///
+/// The body can be read again (a redirect that keeps the body, a retry after a refresh): each
+/// reading opens the files anew.
+public struct StreamedBody: Sendable, Hashable {
+    /// One stretch of the body.
+    public enum Segment: Sendable, Hashable {
+        /// Bytes in memory.
+        case bytes(Data)
+        /// `length` bytes of a file, from its start.
+        case file(URL, length: Int64)
+    }
+
+    /// The stretches, in order.
+    public let segments: [Segment]
+    /// The `Content-Type` to send.
+    public let contentType: String
+
+    /// Creates a body.
+    public init(segments: [Segment], contentType: String) {
+        self.segments = segments
+        self.contentType = contentType
+    }
+
+    /// The total length in bytes.
+    public var length: Int64 {
+        segments.reduce(0) { total, segment in
+            switch segment {
+            case .bytes(let data): total + Int64(data.count)
+            case .file(_, let length): total + length
+            }
+        }
+    }
+
+    /// The pieces of the body, at most `chunkSize` bytes each, read from the files only when the
+    /// consumer asks for the next one (back-pressure by construction).
+    public func chunks(size chunkSize: Int = 64 * 1024) -> Chunks { Chunks(body: self, chunkSize: chunkSize) }
+
+    /// The whole body in memory: for small bodies and for tests.
+    public func collect() throws -> Data {
+        var data = Data()
+        var iterator = chunks().makeIterator()
+        while let chunk = try iterator.next() { data.append(chunk) }
+        return data
+    }
+
+    /// Writes the body to a file, a chunk at a time.
+    public func write(to url: URL) throws {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+        }
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        var iterator = chunks(size: 1 << 20).makeIterator()
+        while let chunk = try iterator.next() { try handle.write(contentsOf: chunk) }
+    }
+
+    /// The body's pieces; iterate with ``Iterator/next()``.
+    public struct Chunks: Sendable {
+        let body: StreamedBody
+        let chunkSize: Int
+
+        /// A reader positioned at the start.
+        public func makeIterator() -> Iterator { Iterator(segments: body.segments, chunkSize: chunkSize) }
+    }
+
+    /// Reads the body in order. A file shorter than its declared length is an error (it changed
+    /// since the body was made), so the declared `Content-Length` is never broken silently.
+    public struct Iterator {
+        let segments: [Segment]
+        let chunkSize: Int
+        private var index = 0
+        private var offset = 0
+        private var handle: FileHandle?
+        private var remaining: Int64 = 0
+
+        init(segments: [Segment], chunkSize: Int) {
+            self.segments = segments
+            self.chunkSize = max(1, chunkSize)
+        }
+
+        /// The next piece, or `nil` at the end.
+        public mutating func next() throws -> Data? {
+            while index < segments.count {
+                switch segments[index] {
+                case .bytes(let data):
+                    if offset < data.count {
+                        let end = min(offset + chunkSize, data.count)
+                        defer { offset = end }
+                        return data[(data.startIndex + offset)..<(data.startIndex + end)]
+                    }
+                case .file(let url, let length):
+                    if handle == nil, length > 0 {
+                        handle = try FileHandle(forReadingFrom: url)
+                        remaining = length
+                    }
+                    if let handle, remaining > 0 {
+                        let chunk = try handle.read(upToCount: Int(min(Int64(chunkSize), remaining))) ?? Data()
+                        guard !chunk.isEmpty else {
+                            throw CocoaError(.fileReadCorruptFile, userInfo: [
+                                NSFilePathErrorKey: url.path,
+                                NSLocalizedDescriptionKey: "\(url.path) ended \(remaining) bytes early: it changed while it was being sent",
+                            ])
+                        }
+                        remaining -= Int64(chunk.count)
+                        return chunk
+                    }
+                    try handle?.close()
+                    handle = nil
+                }
+                index += 1
+                offset = 0
+            }
+            return nil
+        }
+    }
+}

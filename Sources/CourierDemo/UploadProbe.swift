@@ -1,0 +1,115 @@
+import Courier
+import CourierAsyncHTTPClient
+import Crypto
+import Foundation
+import ImageStoreServer
+
+/// Uploads a large file as multipart through Courier to an in-process server and measures the
+/// process's peak memory growth: the check behind "a 200 MB upload stays under 64 MB", run in a
+/// process of its own (`courier upload-probe`) so nothing else moves the figures.
+public enum UploadProbe {
+    /// What one probe measured.
+    public struct Result: Sendable, CustomStringConvertible {
+        /// Bytes in the file.
+        public let bytes: Int64
+        /// Seconds for the upload.
+        public let seconds: Double
+        /// Peak resident memory during the upload minus resident memory before it, in MiB.
+        public let rssGrowthMB: Double
+        /// Whether the server received exactly the file's bytes (size and SHA-256).
+        public let arrivedIntact: Bool
+
+        public var description: String {
+            "upload-probe bytes=\(bytes) seconds=\(String(format: "%.2f", seconds)) rss-growth-mb=\(String(format: "%.1f", rssGrowthMB)) intact=\(arrivedIntact)"
+        }
+    }
+
+    /// Writes a file of `size` bytes under `directory`, uploads it through `transport` to a new
+    /// server's `/uploads/sink`, and removes the file.
+    public static func run(size: Int64, transport kind: DemoTransport, directory: URL) async throws -> Result {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("probe-\(UUID().uuidString).bin")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try writeFile(file, size: size)
+        let server = try await ImageStoreServer.start()
+        let transport: any HTTPTransport = kind == .ahc ? AsyncHTTPClientTransport() : URLSessionTransport()
+        do {
+            var configuration = ClientConfiguration(baseURL: server.baseURL)
+            configuration.cache = nil
+            configuration.timeout = 600
+            let client = APIClient(configuration: configuration, transport: transport)
+            let before = MemoryStatus.read()
+            MemoryStatus.resetPeak()
+            let start = ContinuousClock.now
+            let parts: [MultipartPart] = [.text("note", "probe"), .file("file", file, mimeType: "application/octet-stream")]
+            let response = try await client.send(Request<JSONValue>.upload("uploads/raw", parts: parts))
+            let elapsed = (ContinuousClock.now - start).components
+            let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+            let peak = MemoryStatus.read()
+            // The server hashed the multipart body as it arrived; hash what was meant to be sent,
+            // with the boundary the request used.
+            let boundary = response.value["contentType"]?.stringValue?.components(separatedBy: "boundary=").last ?? ""
+            let sent = try MultipartFormData(boundary: boundary).stream(parts)
+            let intact = try response.value["size"]?.intValue.map(Int64.init) == sent.length
+                && response.value["sha256"]?.stringValue == Self.digest(sent)
+            try? await (transport as? AsyncHTTPClientTransport)?.shutdown()
+            await server.stop()
+            let growth = Double(max(0, (peak.peakKB ?? peak.residentKB) - before.residentKB)) / 1024
+            return Result(bytes: size, seconds: seconds, rssGrowthMB: growth, arrivedIntact: intact)
+        } catch {
+            try? await (transport as? AsyncHTTPClientTransport)?.shutdown()
+            await server.stop()
+            throw error
+        }
+    }
+
+    /// The SHA-256 of a streamed body, read as it would be sent.
+    static func digest(_ body: StreamedBody) throws -> String {
+        var hash = SHA256()
+        var reader = body.chunks(size: 1 << 20).makeIterator()
+        while let chunk = try reader.next() { hash.update(data: chunk) }
+        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Writes `size` bytes of a repeating pattern, a mebibyte at a time.
+    static func writeFile(_ url: URL, size: Int64) throws {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+        }
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        var chunk = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        var written: Int64 = 0
+        var round: UInt8 = 0
+        while written < size {
+            chunk[0] = round
+            round &+= 1
+            let piece = chunk.prefix(Int(min(Int64(chunk.count), size - written)))
+            try handle.write(contentsOf: piece)
+            written += Int64(piece.count)
+        }
+    }
+}
+
+/// The process's resident memory, from `/proc/self/status` (Linux; `nil` fields elsewhere).
+public struct MemoryStatus: Sendable {
+    /// `VmRSS`, in KiB.
+    public let residentKB: Int
+    /// `VmHWM` (the peak since start or the last reset), in KiB.
+    public let peakKB: Int?
+
+    /// Reads the current figures.
+    public static func read() -> MemoryStatus {
+        let text = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        func field(_ name: String) -> Int? {
+            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return nil }
+            return Int(line.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
+        }
+        return MemoryStatus(residentKB: field("VmRSS") ?? 0, peakKB: field("VmHWM"))
+    }
+
+    /// Resets the peak (`VmHWM`) to the current resident size (Linux 4.0 and later).
+    public static func resetPeak() {
+        try? Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/self/clear_refs"))
+    }
+}

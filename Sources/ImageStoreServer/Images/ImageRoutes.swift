@@ -1,0 +1,132 @@
+import Foundation
+import GRDB
+import Hummingbird
+
+/// Seed 004's image store on SQLite:
+///
+/// - `POST /images`: multipart with an `image` file part and optional `title` and `description`
+///   fields; stores them and answers 201 with the metadata (its `id` included);
+/// - `GET /images`: the metadata of every image; `GET /images/{id}`: one image's metadata (JSON, or
+///   XML with `?type=xml`); `GET /images/{id}/data`: the bytes;
+/// - `PATCH /images/{id}`: multipart (fields and/or a new image) or JSON (`title`, `description`);
+/// - `DELETE /images/{id}`: removes it; afterwards its routes answer 404 with a JSON error.
+///
+/// Refused with a 4xx and a JSON `error`, storing nothing: a body that is not multipart (415), a
+/// malformed one (400), no image (422), bytes that are not PNG, JPEG, GIF or WebP (415), an image
+/// over ``ServerConfiguration/maximumImageSize`` (413).
+struct ImageRoutes: Sendable {
+    let database: ServerDatabase
+    let maximumImageSize: Int
+
+    func add(to router: Router<BasicRequestContext>) {
+        router.post("images", use: create)
+        router.get("images", use: list)
+        router.get("images/{id}", use: show)
+        router.get("images/{id}/data", use: data)
+        router.patch("images/{id}", use: update)
+        router.delete("images/{id}", use: delete)
+    }
+
+    /// What an upload carried, checked.
+    struct Upload: Sendable {
+        var title: String?
+        var description: String?
+        var image: (bytes: Data, fileName: String, kind: ImageKind)?
+    }
+
+    @Sendable func create(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let upload: Upload
+        switch await read(request) {
+        case .failure(let refusal): return refusal.response
+        case .success(let value): upload = value
+        }
+        guard let image = upload.image else {
+            return try jsonResponse(ErrorBody(error: "The upload has no image part.", errors: ["image": ["is missing"]]), status: .unprocessableContent)
+        }
+        let now = Date()
+        let id = try await database.queue.write { db -> Int64 in
+            try db.execute(
+                sql: "INSERT INTO image (title, description, fileName, mimeType, data, createdAt, updatedAt) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                arguments: [upload.title ?? "", upload.description ?? "", image.fileName, image.kind.rawValue, image.bytes, now, now])
+            return db.lastInsertedRowID
+        }
+        guard let record = try await record(id) else { throw HTTPError(.internalServerError) }
+        return try formatted(record, root: "image", status: .created, request: request)
+    }
+
+    @Sendable func list(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let records = try await database.queue.read { db in
+            try ImageRecord.fetchAll(db, sql: "SELECT \(ImageRecord.columns) FROM image ORDER BY id")
+        }
+        return try formatted(["images": records], root: "images", request: request)
+    }
+
+    @Sendable func show(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id", as: Int64.self)
+        guard let record = try await record(id) else { return try Self.notFound(id) }
+        return try formatted(record, root: "image", request: request)
+    }
+
+    @Sendable func data(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id", as: Int64.self)
+        let row = try await database.queue.read { db -> (data: Data, mimeType: String)? in
+            try Row.fetchOne(db, sql: "SELECT data, mimeType FROM image WHERE id = ?", arguments: [id]).map { ($0["data"], $0["mimeType"]) }
+        }
+        guard let row else { return try Self.notFound(id) }
+        return Response(status: .ok, headers: [.contentType: row.mimeType], body: .init(byteBuffer: ByteBuffer(data: row.data)))
+    }
+
+    @Sendable func update(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id", as: Int64.self)
+        guard try await record(id) != nil else { return try Self.notFound(id) }
+        var upload = Upload()
+        if MultipartIntake.boundary(of: request.headers[.contentType]) != nil {
+            switch await read(request) {
+            case .failure(let refusal): return refusal.response
+            case .success(let value): upload = value
+            }
+        } else {
+            let body = try await request.body.collect(upTo: 1 << 20)
+            guard let fields = try? JSONDecoder().decode([String: String].self, from: Data(buffer: body)) else {
+                return try jsonResponse(ErrorBody(error: "Send multipart/form-data or a JSON object of title and description."), status: .badRequest)
+            }
+            upload.title = fields["title"]
+            upload.description = fields["description"]
+        }
+        let change = upload
+        try await database.queue.write { db in
+            if let title = change.title { try db.execute(sql: "UPDATE image SET title = ? WHERE id = ?", arguments: [title, id]) }
+            if let description = change.description {
+                try db.execute(sql: "UPDATE image SET description = ? WHERE id = ?", arguments: [description, id])
+            }
+            if let image = change.image {
+                try db.execute(
+                    sql: "UPDATE image SET data = ?, fileName = ?, mimeType = ? WHERE id = ?",
+                    arguments: [image.bytes, image.fileName, image.kind.rawValue, id])
+            }
+            try db.execute(sql: "UPDATE image SET updatedAt = ? WHERE id = ?", arguments: [Date(), id])
+        }
+        guard let record = try await record(id) else { return try Self.notFound(id) }
+        return try formatted(record, root: "image", request: request)
+    }
+
+    @Sendable func delete(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id", as: Int64.self)
+        let deleted = try await database.queue.write { db in
+            try db.execute(sql: "DELETE FROM image WHERE id = ?", arguments: [id])
+            return db.changesCount > 0
+        }
+        guard deleted else { return try Self.notFound(id) }
+        return try formatted(["deleted": id], root: "image", request: request)
+    }
+
+    private func record(_ id: Int64) async throws -> ImageRecord? {
+        try await database.queue.read { db in
+            try ImageRecord.fetchOne(db, sql: "SELECT \(ImageRecord.columns) FROM image WHERE id = ?", arguments: [id])
+        }
+    }
+
+    static func notFound(_ id: Int64) throws -> Response {
+        try jsonResponse(ErrorBody(error: "Image \(id) was not found."), status: .notFound)
+    }
+}

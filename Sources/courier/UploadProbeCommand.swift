@@ -1,0 +1,26 @@
+import ArgumentParser
+import CourierDemo
+import Foundation
+
+/// `courier upload-probe`: uploads a large file through Courier to an in-process server and prints
+/// the peak memory growth. Hidden: the memory test runs it in a process of its own.
+struct UploadProbeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "upload-probe", abstract: "Upload a large file and print the peak memory growth.", shouldDisplay: false)
+
+    @Option(help: "Megabytes (MiB) to upload.")
+    var megabytes = 200
+
+    @Option(help: "The transport: ahc or urlsession.")
+    var transport = DemoTransport.ahc
+
+    @Option(help: "Where the file is written (removed afterwards).")
+    var directory = FileManager.default.temporaryDirectory.path
+
+    func run() async throws {
+        let result = try await UploadProbe.run(
+            size: Int64(megabytes) << 20, transport: transport, directory: URL(fileURLWithPath: directory))
+        print(result)
+        if !result.arrivedIntact { throw ExitCode.failure }
+    }
+}

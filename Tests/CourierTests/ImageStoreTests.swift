@@ -1,0 +1,86 @@
+import Courier
+import Foundation
+import ImageStoreServer
+import Testing
+
+/// Seed 004's image store, through the library: the whole CRUD flow and the server's refusals.
+@Suite struct ImageStoreTests {
+    struct ImageInfo: Decodable, Sendable, Equatable {
+        var uid: Int
+        var title: String
+        var description: String
+        var fileName: String
+        var mimeType: String
+        var size: Int
+    }
+
+    struct ImageList: Decodable, Sendable {
+        var images: [ImageInfo]
+    }
+
+    /// PNG signature and filler: the store checks the first bytes.
+    static func png(_ count: Int = 4_000) -> Data {
+        Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+    }
+
+    static let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data(repeating: 0x42, count: 2_000) + Data("\r\n--x--\r\n".utf8)
+
+    @Test(arguments: TransportKind.allCases)
+    func theImageCRUDFlow(kind: TransportKind) async throws {
+        try await withServer { server in
+            try await kind.with { transport in
+                let client = server.client(transport)
+                let created = try await client.send(Request<ImageInfo>.upload("images", parts: [
+                    .text("title", "Sunset"), .text("description", "Over the bay"), .data("image", Self.png(), fileName: "sunset.png"),
+                ]))
+                #expect(created.statusCode == 201)
+                let image = created.value
+                #expect(image.title == "Sunset" && image.fileName == "sunset.png" && image.mimeType == "image/png" && image.size == Self.png().count)
+
+                let list = try await client.send(Request<ImageList>(.get, "images")).value
+                #expect(list.images == [image])
+                #expect(try await client.send(Request<ImageInfo>(.get, "images/\(image.uid)")).value == image)
+                let xml = try await client.send(Request<XMLNode>(.get, "images/\(image.uid)", query: ["type": "xml"])).value
+                #expect(xml.name == "image" && xml["title"]?.text == "Sunset")
+                #expect(try await client.send(Request<Data>(.get, "images/\(image.uid)/data")).value == Self.png())
+
+                let renamed = try await client.send(Request<ImageInfo>(.patch, "images/\(image.uid)", body: .json(["title": "Dusk"])))
+                #expect(renamed.value.title == "Dusk" && renamed.value.description == "Over the bay")
+                let replaced = try await client.send(Request<ImageInfo>.upload("images/\(image.uid)", method: .patch, parts: [
+                    .data("image", Self.jpeg, fileName: "dusk.jpg"),
+                ]))
+                #expect(replaced.value.mimeType == "image/jpeg" && replaced.value.size == Self.jpeg.count && replaced.value.title == "Dusk")
+                #expect(try await client.send(Request<Data>(.get, "images/\(image.uid)/data")).value == Self.jpeg)
+
+                _ = try await client.send(Request<JSONValue>(.delete, "images/\(image.uid)"))
+                let gone = await #expect(throws: CourierError.self) { try await client.send(Request<ImageInfo>(.get, "images/\(image.uid)")) }
+                #expect(gone?.classification == .notFound)
+                #expect(gone?.userMessage == "Image \(image.uid) was not found.")
+                #expect(try await client.send(Request<ImageList>(.get, "images")).value.images.isEmpty)
+            }
+        }
+    }
+
+    @Test func theStoreRefusesBadUploadsAndKeepsNothing() async throws {
+        try await withServer(ServerConfiguration(maximumImageSize: 10_000)) { server in
+            let client = server.client(URLSessionTransport())
+            func refusal<Value>(_ request: Request<Value>) async throws -> CourierError? {
+                await #expect(throws: CourierError.self) { try await client.send(request) }
+            }
+            let notMultipart = try await refusal(Request<JSONValue>(.post, "images", body: ["title": "x"]))
+            #expect(notMultipart?.statusCode == 415)
+            let notImage = try await refusal(Request<JSONValue>.upload("images", parts: [.data("image", Data("hello".utf8), fileName: "a.png")]))
+            #expect(notImage?.statusCode == 415 && notImage?.userMessage.contains("not an image") == true)
+            let tooLarge = try await refusal(Request<JSONValue>.upload("images", parts: [.data("image", Self.png(20_000), fileName: "big.png")]))
+            #expect(tooLarge?.statusCode == 413 && tooLarge?.userMessage.contains("10000-byte limit") == true)
+            let noImage = try await refusal(Request<JSONValue>.upload("images", parts: [.text("title", "only text")]))
+            #expect(noImage?.statusCode == 422 && noImage?.validationErrors?.fields["image"] == ["is missing"])
+            let truncated = Data("--b\r\nContent-Disposition: form-data; name=\"image\"; filename=\"a.png\"\r\n\r\n".utf8) + Self.png(100)
+            let malformed = try await refusal(Request<JSONValue>(.post, "images", body: .data(truncated, contentType: "multipart/form-data; boundary=b")))
+            #expect(malformed?.statusCode == 400)
+            let missing = try await refusal(Request<JSONValue>(.patch, "images/999", body: .json(["title": "x"])))
+            #expect(missing?.classification == .notFound)
+            #expect(try await client.send(Request<ImageList>(.get, "images")).value.images.isEmpty)
+        }
+    }
+}

@@ -1,0 +1,164 @@
+import Courier
+import Crypto
+import Foundation
+import ImageStoreServer
+import Testing
+
+/// Multipart uploads (in memory and streamed from files), the server receiving exactly what was
+/// sent, progress, cancellation, the size limit on responses, and a large upload's memory.
+/// Serialized: the cancellation test counts URLSession's temporary upload files.
+@Suite(.serialized) struct UploadTests {
+    /// Bytes that look like multipart structure: CRLFs, dashes, a boundary-like run.
+    static let tricky = Data("--courier-0000\r\n--\r\nContent-Disposition: x\r\n\r\n--".utf8) + Data((0...255).map { UInt8($0) })
+
+    static func sha256(_ data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
+
+    /// A file of `size` bytes repeating `pattern`, under a new temporary directory.
+    static func file(size: Int, pattern: Data = tricky) throws -> (URL, Data, TemporaryDirectory) {
+        let directory = TemporaryDirectory()
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        var data = Data(capacity: size)
+        while data.count < size { data.append(pattern.prefix(size - data.count)) }
+        let url = directory.url.appendingPathComponent("upload.bin")
+        try data.write(to: url)
+        return (url, data, directory)
+    }
+
+    func sinkParts(_ response: Response<JSONValue>) -> [[String: JSONValue]] {
+        response.value["parts"]?.arrayValue?.compactMap(\.objectValue) ?? []
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func theServerReceivesExactlyWhatWasSent(kind: TransportKind) async throws {
+        let (url, contents, directory) = try Self.file(size: 700_000)
+        defer { directory.remove() }
+        try await withServer { server in
+            try await kind.with { transport in
+                let client = server.client(transport)
+                let inMemory = Self.tricky + Data("\r\n--".utf8)
+                let upload = Request<JSONValue>.upload("uploads/sink", parts: [
+                    .text("title", "Pôr do sol\r\n--not-a-boundary"),
+                    .data("blob", inMemory, fileName: "blob.bin", mimeType: "application/octet-stream"),
+                    .file("file", url),
+                    MultipartPart(name: "tagged", content: .text("x"), headers: ["X-Part": "yes"]),
+                ])
+                #expect(try client.transportRequest(for: upload).bodyStream != nil)  // the file is streamed
+                let parts = sinkParts(try await client.send(upload))
+                #expect(parts.count == 4)
+                #expect(parts.map { $0["name"]?.stringValue } == ["title", "blob", "file", "tagged"])
+                #expect(parts[0]["sha256"]?.stringValue == Self.sha256(Data("Pôr do sol\r\n--not-a-boundary".utf8)))
+                #expect(parts[1]["sha256"]?.stringValue == Self.sha256(inMemory) && parts[1]["fileName"]?.stringValue == "blob.bin")
+                #expect(parts[2]["size"]?.intValue == contents.count && parts[2]["sha256"]?.stringValue == Self.sha256(contents))
+                #expect(parts[2]["fileName"]?.stringValue == "upload.bin")
+                #expect(parts[2]["contentType"]?.stringValue == "application/octet-stream")
+
+                // Automatic multipart: parameters with a file or data value, nested names flattened.
+                let automatic = Request<JSONValue>(.post, "uploads/sink", body: [
+                    "user": ["name": "Ana", "photos": [.file(url), .data(inMemory, fileName: "b.bin")]],
+                ])
+                let flattened = sinkParts(try await client.send(automatic))
+                #expect(flattened.map { $0["name"]?.stringValue } == ["user[name]", "user[photos][]", "user[photos][]"])
+                #expect(flattened[1]["sha256"]?.stringValue == Self.sha256(contents))
+            }
+        }
+    }
+
+    @Test func multipartOnlyWhenAValueIsBinary() throws {
+        let client = APIClient(baseURL: URL(string: "http://127.0.0.1:1")!)
+        let plain = try client.transportRequest(for: Request<JSONValue>(.post, "x", body: ["a": 1, "b": ["c": "d"]]))
+        #expect(plain.headers["Content-Type"] == "application/json" && plain.bodyStream == nil)
+        let withData = try client.transportRequest(for: Request<JSONValue>(.post, "x", body: ["a": 1, "b": .data(Data([1]))]))
+        #expect(withData.headers["Content-Type"]?.hasPrefix("multipart/form-data; boundary=") == true)
+        #expect(withData.body != nil && withData.bodyStream == nil)  // small and in memory: sent as bytes
+        let missing = URL(fileURLWithPath: "/nonexistent/\(UUID().uuidString).jpg")
+        let error = #expect(throws: CourierError.self) {
+            try client.transportRequest(for: Request<JSONValue>(.post, "x", body: ["photo": .file(missing)]))
+        }
+        #expect(error?.kind == .encodingFailed && error?.message.contains(missing.path) == true)
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func uploadProgressIsMonotonicToTheTotal(kind: TransportKind) async throws {
+        let (url, _, directory) = try Self.file(size: 2_000_000)
+        defer { directory.remove() }
+        try await withServer { server in
+            try await kind.with { transport in
+                let client = server.client(transport)
+                let reports = Locked<[TransferProgress]>([])
+                let upload = Request<JSONValue>.upload("uploads/sink", parts: [.file("file", url)])
+                    .onUploadProgress { progress in reports.withLock { $0.append(progress) } }
+                let total = try client.transportRequest(for: upload).bodyLength
+                _ = try await client.send(upload)
+                let seen = reports.withLock { $0 }
+                #expect(seen.count >= 2)
+                #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.completed <= $1.completed })
+                #expect(seen.last?.completed == total && seen.last?.total == total)
+            }
+        }
+    }
+
+    @Test func cancellingMidUploadLeavesNoTemporaryFiles() async throws {
+        let (url, _, directory) = try Self.file(size: 64_000_000)
+        defer { directory.remove() }
+        func spooled() -> Set<String> {
+            Set(((try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)) ?? [])
+                .filter { $0.hasPrefix("courier-upload-") })
+        }
+        let before = spooled()
+        try await withServer { server in
+            for kind in TransportKind.allCases {
+                try await kind.with { transport in
+                    let client = server.client(transport)
+                    let upload = Request<JSONValue>.upload("uploads/sink", parts: [.file("file", url)])
+                    let task = client.request(upload) { _ in }
+                    await server.waitForRequests("POST", "/uploads/sink", count: kind == .urlSession ? 1 : 2)
+                    task.cancel()
+                    await task.waitUntilFinished()
+                }
+            }
+        }
+        #expect(spooled().subtracting(before).isEmpty)
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aResponseOverTheMaximumFailsClearly(kind: TransportKind) async throws {
+        try await withServer { server in
+            try await kind.with { transport in
+                let client = server.client(transport) { $0.maximumResponseSize = 10_000 }
+                let small = try await client.send(Request<Data>(.get, "bytes/10000"))
+                #expect(small.data.count == 10_000)
+                for path in ["bytes/200000", "bytes/200000?chunked=true"] {
+                    let error = await #expect(throws: CourierError.self) { try await client.send(Request<Data>(.get, path)) }
+                    #expect(error?.kind == .responseTooLarge)
+                    #expect(error?.message.contains("10000-byte maximum") == true)
+                }
+                var allowed = Request<Data>(.get, "bytes/200000")
+                allowed.maximumResponseSize = 1 << 20
+                let larger = try await client.send(allowed)
+                #expect(larger.data.count == 200_000)
+            }
+        }
+    }
+
+    /// The 200 MB upload runs in a `courier upload-probe` process of its own, so no other test's
+    /// allocations move its peak memory.
+    @Test(arguments: TransportKind.allCases)
+    func a200MegabyteUploadFromAFileStaysUnder64MegabytesOfMemory(kind: TransportKind) throws {
+        let executable = try courierExecutable()
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["upload-probe", "--megabytes", "200", "--transport", kind == .urlSession ? "urlsession" : "ahc", "--directory", directory.url.path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.contains("intact=true"), "\(text)")
+        let growth = text.split(separator: " ").first { $0.hasPrefix("rss-growth-mb=") }.flatMap { Double($0.dropFirst("rss-growth-mb=".count)) }
+        let measured = try #require(growth, "\(text)")
+        #expect(measured < 64, "\(text)")
+    }
+}
