@@ -77,6 +77,7 @@ let package = Package(
             name: "courier-bench",
             dependencies: [
                 "Courier",
+                "CourierDemo",
                 "CourierAsyncHTTPClient",
                 "ImageStoreServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

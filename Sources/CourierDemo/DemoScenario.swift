@@ -40,6 +40,7 @@ public struct DemoScenario: Sendable {
             try await steps.callbackAndCancel()
             try await steps.signInCallAndLogout()
             try await steps.errors()
+            try await steps.imageStoreFlow()
             try await steps.cacheBothAndOffline(transport: httpTransport)
             await shutdown()
             await server.stop()

@@ -72,7 +72,7 @@ public enum UploadProbe {
     }
 
     /// Writes `size` bytes of a repeating pattern, a mebibyte at a time.
-    static func writeFile(_ url: URL, size: Int64) throws {
+    public static func writeFile(_ url: URL, size: Int64) throws {
         guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
         }

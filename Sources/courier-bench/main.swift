@@ -7,6 +7,7 @@ let suites: [String: @Sendable (BenchOptions) async throws -> Void] = [
     "overhead": { try await OverheadBenchmark(options: $0).run() },
     "decode": { try DecodeBenchmark(options: $0).run() },
     "cache": { try await CacheBenchmark(options: $0).run() },
+    "upload": { try await UploadBenchmark(options: $0).run() },
 ]
 
 guard let name = arguments.first, let suite = suites[name] else {

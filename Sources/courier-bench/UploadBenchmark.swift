@@ -1,0 +1,93 @@
+import AsyncHTTPClient
+import Courier
+import CourierAsyncHTTPClient
+import CourierDemo
+import Foundation
+import ImageStoreServer
+import NIOCore
+import NIOFoundationCompat
+
+/// `courier-bench upload`: a 1 GiB file sent as multipart through Courier (async-http-client
+/// transport) against the same bytes streamed by raw async-http-client, both to the server's
+/// `/uploads/raw` (which hashes what it receives), and Courier's peak memory growth.
+struct UploadBenchmark {
+    let options: BenchOptions
+
+    func run() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-upload-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("upload.bin")
+        let size = Int64(options.scaled(1024, minimum: 16)) << 20
+        try UploadProbe.writeFile(file, size: size)
+        let server = try await ImageStoreServer.start()
+        let transport = AsyncHTTPClientTransport()
+        var configuration = ClientConfiguration(baseURL: server.baseURL)
+        configuration.cache = nil
+        configuration.timeout = 3_600
+        let client = APIClient(configuration: configuration, transport: transport)
+        let parts: [MultipartPart] = [.text("title", "bench"), .file("file", file, mimeType: "application/octet-stream")]
+        let courier: @Sendable () async throws -> Void = {
+            let response = try await client.send(Request<JSONValue>.upload("uploads/raw", parts: parts))
+            guard response.value["size"]?.intValue.map(Int64.init) ?? 0 > size else { throw BenchError("courier upload arrived short") }
+        }
+        // Raw: the same multipart bytes (head, file, tail), the file read in 64 KiB chunks.
+        let body = try MultipartFormData(boundary: "bench-boundary").stream(parts)
+        let raw: @Sendable () async throws -> Void = {
+            var request = HTTPClientRequest(url: server.baseURL.absoluteString + "/uploads/raw")
+            request.method = .POST
+            request.headers.add(name: "Content-Type", value: body.contentType)
+            request.body = .stream(RawFileChunks(body: body), length: .known(body.length))
+            let response = try await transport.client.execute(request, timeout: .hours(1))
+            let bytes = try await response.body.collect(upTo: 1 << 20)
+            guard response.status == .ok, let summary = try? JSONValue.parse(Data(buffer: bytes)),
+                  summary["size"]?.intValue.map(Int64.init) == body.length
+            else { throw BenchError("raw upload arrived short") }
+        }
+        if options.selects("upload.ahc") {
+            let rounds = max(2, min(options.rounds, 6))
+            let result = try await PairedMeasurement(name: "upload.ahc", count: 1, concurrency: 1, rounds: rounds).run(courier: courier, raw: raw)
+            let megabytes = Double(size) / 1_048_576
+            print("upload.ahc ratio=\(String(format: "%.2f", result.ratio)) courier=\(Int(result.courier * megabytes))MiB/s raw=\(Int(result.raw * megabytes))MiB/s size=\(size)")
+        }
+        if options.selects("upload.rss-growth") {
+            let before = MemoryStatus.read()
+            MemoryStatus.resetPeak()
+            try await courier()
+            let peak = MemoryStatus.read()
+            let growth = Double(max(0, (peak.peakKB ?? peak.residentKB) - before.residentKB)) / 1024
+            print("upload.rss-growth mb=\(String(format: "%.1f", growth)) size=\(size)")
+        }
+        try await transport.shutdown()
+        await server.stop()
+    }
+}
+
+/// A streamed body's bytes, with files read by plain `FileHandle` calls: what a user of raw
+/// async-http-client would write.
+struct RawFileChunks: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let body: StreamedBody
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var segments: [StreamedBody.Segment]
+        var handle: FileHandle?
+
+        mutating func next() async throws -> ByteBuffer? {
+            while true {
+                if let handle {
+                    if let chunk = try handle.read(upToCount: 64 * 1024), !chunk.isEmpty { return ByteBuffer(data: chunk) }
+                    try handle.close()
+                    self.handle = nil
+                }
+                guard !segments.isEmpty else { return nil }
+                switch segments.removeFirst() {
+                case .bytes(let data): return ByteBuffer(data: data)
+                case .file(let url, _): handle = try FileHandle(forReadingFrom: url)
+                }
+            }
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(segments: body.segments) }
+}
