@@ -89,17 +89,59 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             let deadline = NIODeadline.now() + .nanoseconds(Int64(request.timeout * 1_000_000_000))
             let response = try await client.execute(wire, deadline: deadline)
             let expected = response.headers.first(name: "content-length").flatMap { Int64($0) }
+            if let destination = request.downloadDestination, (200..<300).contains(Int(response.status.code)) {
+                var result = TransportResponse(url: request.url, statusCode: Int(response.status.code), headers: Self.headers(of: response))
+                try await write(response.body, to: destination, expected: expected, observer: observer)
+                result.bodyFile = destination
+                return result
+            }
             if let maximum = request.maximumResponseSize, let expected, expected > maximum {
                 throw CourierError.responseTooLarge(request.url, maximum: maximum, length: expected)
             }
             let body = try await collect(response.body, expected: expected, request: request, observer: observer)
-            var headers = HTTPHeaders()
-            for field in response.headers {
-                headers.add(name: field.name, value: field.value)
-            }
-            return TransportResponse(url: request.url, statusCode: Int(response.status.code), headers: headers, body: body)
+            return TransportResponse(url: request.url, statusCode: Int(response.status.code), headers: Self.headers(of: response), body: body)
         } catch {
             throw Self.courierError(for: error, request: request)
+        }
+    }
+
+    static func headers(of response: HTTPClientResponse) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        for field in response.headers {
+            headers.add(name: field.name, value: field.value)
+        }
+        return headers
+    }
+
+    /// Streams a body into a temporary file beside `destination`, then moves it into place; the
+    /// temporary file is removed on failure or cancellation.
+    private func write(_ body: HTTPClientResponse.Body, to destination: URL, expected: Int64?, observer: TransferObserver) async throws {
+        let temporary = destination.deletingLastPathComponent()
+            .appendingPathComponent(".\(destination.lastPathComponent).courier-\(UUID().uuidString).download")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+            throw CourierError(.transport, "The download could not be written next to \(destination.path).", url: destination)
+        }
+        do {
+            let handle = try FileHandle(forWritingTo: temporary)
+            var received: Int64 = 0
+            do {
+                for try await buffer in body {
+                    try handle.write(contentsOf: buffer.readableBytesView)
+                    received += Int64(buffer.readableBytes)
+                    if received != expected {
+                        observer.download?(TransferProgress(completed: received, total: expected.flatMap { $0 >= received ? $0 : nil }))
+                    }
+                }
+                try handle.close()
+            } catch {
+                try? handle.close()
+                throw error
+            }
+            observer.download?(TransferProgress(completed: received, total: received))
+            try URLSessionTransport.replace(destination, with: temporary)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
         }
     }
 

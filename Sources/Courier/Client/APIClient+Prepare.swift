@@ -58,6 +58,7 @@ extension APIClient {
             timeout: request.timeout ?? configuration.timeout)
         wire.bodyStream = stream
         wire.maximumResponseSize = request.maximumResponseSize ?? configuration.maximumResponseSize
+        wire.downloadDestination = request.downloadDestination
         return (wire, version)
     }
 

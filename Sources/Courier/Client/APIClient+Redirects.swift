@@ -36,6 +36,7 @@ extension APIClient {
         if becomesGET {
             next.method = .get
             next.body = nil
+            next.bodyStream = nil
             for name in ["Content-Type", "Content-Length", "Content-Encoding", "Transfer-Encoding"] {
                 next.headers.remove(name)
             }

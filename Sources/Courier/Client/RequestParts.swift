@@ -22,6 +22,8 @@ struct RequestParts: Sendable {
     var shouldSaveInCache: Bool
     var offlineMode: Bool?
     var maximumResponseSize: Int64?
+    /// Where ``APIClient/download(_:to:)`` writes the body.
+    var downloadDestination: URL?
     /// The stored response a conditional request revalidates: a `304` answers with it.
     var revalidating: CachedResponse?
 }

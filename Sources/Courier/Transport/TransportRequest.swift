@@ -16,6 +16,10 @@ public struct TransportRequest: Sendable {
     /// The largest response body accepted; a longer one fails with
     /// ``CourierError/Kind/responseTooLarge`` instead of filling memory. `nil` for no limit.
     public var maximumResponseSize: Int64?
+    /// When set, a 2xx response body is written to this file as it arrives (replacing what is
+    /// there) and the returned response has an empty body; other responses keep theirs in memory.
+    /// A transport that ignores it returns the body in memory and ``APIClient`` writes the file.
+    public var downloadDestination: URL?
     /// Seconds allowed: ``URLSessionTransport`` applies it as an idle timeout (no byte sent or
     /// received for that long), as `URLSession` does; `AsyncHTTPClientTransport` as a deadline for
     /// the whole exchange.

@@ -10,6 +10,9 @@ public struct TransportResponse: Sendable {
     public var headers: HTTPHeaders
     /// The whole body.
     public var body: Data
+    /// The file the body was written to (``TransportRequest/downloadDestination``), in which case
+    /// ``body`` is empty.
+    public var bodyFile: URL?
 
     /// Creates a response.
     public init(url: URL, statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data()) {

@@ -52,6 +52,9 @@ public final class URLSessionTransport: HTTPTransport {
         for field in request.headers {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
         }
+        if let destination = request.downloadDestination {
+            return try await downloadThroughAsyncAPI(urlRequest, request: request, to: destination, observer: observer)
+        }
         if observer.download == nil, request.maximumResponseSize == nil {
             return try await sendThroughAsyncAPI(urlRequest, request: request, observer: observer)
         }

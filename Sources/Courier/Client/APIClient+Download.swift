@@ -1,0 +1,34 @@
+import Foundation
+
+extension APIClient {
+    /// Downloads the response body of `request` into `destination` (replacing the file there),
+    /// streamed to disk so memory stays bounded whatever the size; download progress is reported
+    /// as the bytes arrive (async-http-client) or when the file is complete (URLSession). Redirects,
+    /// credentials, hooks and status checks work as for ``send(_:)``; the cache is not used.
+    ///
+    /// - Returns: a response whose value is `destination` and whose `data` is empty.
+    /// - Throws: ``CourierError``; a non-2xx status carries its (small) body as usual and leaves
+    ///   `destination` untouched.
+    public func download(_ request: Request<Data>, to destination: URL) async throws(CourierError) -> Response<URL> {
+        let id = RequestID.next()
+        let start = ContinuousClock.now
+        var parts = request.parts
+        parts.downloadDestination = destination
+        parts.maximumResponseSize = nil
+        let (response, wire) = try await perform(parts, id: id)
+        if response.bodyFile == nil {
+            // The transport kept the body in memory (a custom transport): write it now.
+            do {
+                try response.body.write(to: destination, options: .atomic)
+            } catch {
+                throw await fail(
+                    CourierError(.transport, "The download could not be written to \(destination.path): \(error.localizedDescription)",
+                                 url: response.url, underlyingError: error),
+                    id: id, url: response.url, sent: wire, parts: parts)
+            }
+        }
+        return Response(
+            value: destination, statusCode: response.statusCode, headers: response.headers, data: Data(), url: response.url,
+            source: .network, requestID: id, duration: ContinuousClock.now - start)
+    }
+}

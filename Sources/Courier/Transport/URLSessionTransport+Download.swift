@@ -1,0 +1,58 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension URLSessionTransport {
+    /// `download(for:delegate:)`: URLSession writes the body to a file of its own, which is moved
+    /// to `destination` for a 2xx response; any other response's body is read back into memory.
+    /// Download progress is reported once, when the file is complete.
+    func downloadThroughAsyncAPI(
+        _ urlRequest: URLRequest, request: TransportRequest, to destination: URL, observer: TransferObserver
+    ) async throws -> TransportResponse {
+        do {
+            let (file, response) = try await session.download(for: urlRequest, delegate: nil)
+            defer { try? FileManager.default.removeItem(at: file) }
+            guard let http = response as? HTTPURLResponse else {
+                throw CourierError(.transport, "The server's answer was not an HTTP response.", url: request.url)
+            }
+            var result = TransportResponse(url: http.url ?? request.url, statusCode: http.statusCode, headers: Self.headers(of: http))
+            if (200..<300).contains(http.statusCode) {
+                try Self.replace(destination, with: file)
+                let size = (try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? NSNumber)?.int64Value ?? 0
+                observer.download?(TransferProgress(completed: size, total: size))
+                result.bodyFile = destination
+            } else {
+                result.body = (try? Data(contentsOf: file)) ?? Data()
+            }
+            return result
+        } catch let error as CourierError {
+            throw error
+        } catch {
+            if Task.isCancelled { throw CourierError.cancelled(request.url) }
+            throw Self.courierError(for: error, request: request)
+        }
+    }
+
+    /// Moves `file` to `destination`, replacing what is there in one step (`rename`); across file
+    /// systems, copies it beside the destination first.
+    package static func replace(_ destination: URL, with file: URL) throws {
+        do {
+            if rename(file.path, destination.path) == 0 { return }
+            guard errno == EXDEV else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            let beside = destination.deletingLastPathComponent()
+                .appendingPathComponent(".\(destination.lastPathComponent).courier-\(UUID().uuidString).download")
+            do {
+                try FileManager.default.copyItem(at: file, to: beside)
+                guard rename(beside.path, destination.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            } catch {
+                try? FileManager.default.removeItem(at: beside)
+                throw error
+            }
+        } catch {
+            throw CourierError(
+                .transport, "The download could not be saved to \(destination.path): \(error.localizedDescription)",
+                url: destination, underlyingError: error)
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Courier
+import Foundation
+import ImageStoreServer
+import Testing
+
+/// Downloads to a file: streamed to disk, progress, replacement, failures that leave the
+/// destination alone, cancellation that leaves no partial file.
+@Suite struct DownloadTests {
+    @Test(arguments: TransportKind.allCases)
+    func aDownloadLandsInTheFileWithProgress(kind: TransportKind) async throws {
+        let directory = TemporaryDirectory()
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        defer { directory.remove() }
+        let destination = directory.url.appendingPathComponent("bytes.bin")
+        try Data("old content".utf8).write(to: destination)
+        try await withServer { server in
+            try await kind.with { transport in
+                let client = server.client(transport)
+                let reports = Locked<[TransferProgress]>([])
+                let request = Request<Data>(.get, "bytes/3000000").onDownloadProgress { progress in reports.withLock { $0.append(progress) } }
+                let response = try await client.download(request, to: destination)
+                #expect(response.value == destination && response.data.isEmpty && response.statusCode == 200)
+                let contents = try Data(contentsOf: destination)
+                #expect(contents.count == 3_000_000)
+                #expect(contents.enumerated().allSatisfy { $0.element == UInt8($0.offset % 251) })
+                let seen = reports.withLock { $0 }
+                #expect(seen.last?.completed == 3_000_000 && seen.last?.total == 3_000_000)
+                #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.completed <= $1.completed })
+                #expect(directory.files == ["bytes.bin"])
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aFailedDownloadLeavesTheDestinationAlone(kind: TransportKind) async throws {
+        let directory = TemporaryDirectory()
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        defer { directory.remove() }
+        let destination = directory.url.appendingPathComponent("image.png")
+        try Data("keep me".utf8).write(to: destination)
+        try await withServer { server in
+            try await kind.with { transport in
+                let client = server.client(transport)
+                let error = await #expect(throws: CourierError.self) {
+                    try await client.download(Request<Data>(.get, "images/42/data"), to: destination)
+                }
+                #expect(error?.classification == .notFound && error?.userMessage == "Image 42 was not found.")
+                let kept = try Data(contentsOf: destination)
+                #expect(kept == Data("keep me".utf8))
+                #expect(directory.files == ["image.png"])
+            }
+        }
+    }
+
+    @Test func cancellingADownloadLeavesNoPartialFile() async throws {
+        let directory = TemporaryDirectory()
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        defer { directory.remove() }
+        let destination = directory.url.appendingPathComponent("large.bin")
+        try await withServer { server in
+            try await TransportKind.asyncHTTPClient.with { transport in
+                let client = server.client(transport)
+                let started = AsyncStream<Void>.makeStream()
+                let request = Request<Data>(.get, "bytes/200000000?chunked=true").onDownloadProgress { progress in
+                    if progress.completed > 1_000_000 { started.continuation.yield() }
+                }
+                let task = Task { try await client.download(request, to: destination) }
+                var events = started.stream.makeAsyncIterator()
+                _ = await events.next()
+                task.cancel()
+                let result = await task.result
+                #expect(throws: CourierError.self) { try result.get() }
+                #expect(directory.files.isEmpty)
+            }
+        }
+    }
+}
