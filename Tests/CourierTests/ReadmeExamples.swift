@@ -193,3 +193,28 @@ func showProfile(baseURL: URL, cachesURL: URL, show: (JSONValue, Bool) -> Void) 
     let cached = try await client.send(Request<JSONValue>(.get, "sample", cache: .cacheOnly))
     print(cached.source)                                         // .cache, .network or .offlineCache
 }
+
+import Courier
+import Foundation
+
+struct StoredImage: Decodable, Sendable {
+    var uid: Int                      // the store's "id"
+    var title: String
+    var mimeType: String
+}
+
+func uploadAndFetch(client: APIClient, photo: URL, saveTo: URL) async throws -> StoredImage {
+    // Explicit parts (seed 003's upload request): POST by default, the file streamed from disk
+    let upload = Request<StoredImage>.upload("images", parts: [
+        .text("title", "Sunset"),
+        .file("image", photo),                                      // MIME type from name or bytes
+    ]).onUploadProgress { print("sent \($0.completed) of \($0.total ?? 0) bytes") }
+    let image = try await client.send(upload).value
+
+    // Automatic multipart: any binary parameter switches the body; nested names use brackets
+    _ = try await client.send(Request<StoredImage>(.patch, "images/\(image.uid)", body: ["image": .file(photo)]))
+
+    // Downloads go straight to a file, never whole in memory
+    _ = try await client.download(Request<Data>(.get, "images/\(image.uid)/data"), to: saveTo)
+    return image
+}

@@ -85,6 +85,21 @@ import Testing
         }
     }
 
+    @Test func uploadExampleUploadsPatchesAndDownloads() async throws {
+        let directory = TemporaryDirectory()
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        defer { directory.remove() }
+        let photo = directory.url.appendingPathComponent("sunset.png")
+        let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(repeating: 7, count: 5_000)
+        try png.write(to: photo)
+        let saved = directory.url.appendingPathComponent("copy.png")
+        try await withServer { server in
+            let image = try await uploadAndFetch(client: server.client(URLSessionTransport()), photo: photo, saveTo: saved)
+            #expect(image.title == "Sunset" && image.mimeType == "image/png")
+            #expect(try Data(contentsOf: saved) == png)
+        }
+    }
+
     @Test func transportExampleBuilds() async throws {
         let (client, transport) = makeServerSideClient()
         #expect(client.configuration.apiPath == "v1")
