@@ -3,7 +3,7 @@ import Foundation
 extension APIClient {
     /// Downloads the response body of `request` into `destination` (replacing the file there),
     /// streamed to disk so memory stays bounded whatever the size; download progress is reported
-    /// as the bytes arrive (async-http-client) or when the file is complete (URLSession). Redirects,
+    /// as the bytes arrive. Redirects,
     /// credentials, hooks and status checks work as for ``send(_:)``; the cache is not used.
     ///
     /// - Returns: a response whose value is `destination` and whose `data` is empty.

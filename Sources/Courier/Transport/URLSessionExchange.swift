@@ -13,6 +13,9 @@ final class URLSessionExchange: Sendable {
         var body = Data()
         var expectedLength: Int64?
         var uploadReported: Int64 = 0
+        /// Where a download task's body went (``TransportRequest/downloadDestination``).
+        var bodyFile: URL?
+        var fileFailure: (any Error)?
     }
 
     let request: TransportRequest
@@ -86,22 +89,55 @@ final class URLSessionExchange: Sendable {
         if report { observer.upload?(TransferProgress(completed: min(totalBytesSent, total), total: total)) }
     }
 
+    /// A download task's progress, as URLSession writes its file.
+    func didWrite(totalBytesWritten: Int64, expected: Int64) {
+        let total = expected > 0 && expected != totalBytesWritten ? expected : nil
+        if total != nil { observer.download?(TransferProgress(completed: totalBytesWritten, total: total)) }
+    }
+
+    /// A download task's file, which must be moved before this returns: into the destination for
+    /// a 2xx response, else read back as the body.
+    func didFinishDownloading(to location: URL, response: URLResponse?) {
+        guard let http = response as? HTTPURLResponse else { return }
+        if let destination = request.downloadDestination, (200..<300).contains(http.statusCode) {
+            do {
+                try URLSessionTransport.replace(destination, with: location)
+                state.withLock { state in
+                    state.response = http
+                    state.bodyFile = destination
+                }
+            } catch {
+                state.withLock { $0.fileFailure = error }
+            }
+        } else {
+            let body = (try? Data(contentsOf: location)) ?? Data()
+            state.withLock { state in
+                state.response = http
+                state.body = body
+            }
+        }
+    }
+
     func didComplete(error: (any Error)?) {
         if let error {
             return finish(.failure(URLSessionTransport.courierError(for: error, request: request)))
         }
+        if let failure = state.withLock({ $0.fileFailure }) { return finish(.failure(failure)) }
         let outcome: (TransportResponse, Int64, Int64)? = state.withLock { state in
             guard let response = state.response else { return nil }
-            return (
-                TransportResponse(
-                    url: response.url ?? request.url, statusCode: response.statusCode,
-                    headers: URLSessionTransport.headers(of: response), body: state.body),
-                state.uploadReported, Int64(state.body.count))
+            var result = TransportResponse(
+                url: response.url ?? request.url, statusCode: response.statusCode,
+                headers: URLSessionTransport.headers(of: response), body: state.body)
+            result.bodyFile = state.bodyFile
+            let received = state.bodyFile.flatMap {
+                (try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? NSNumber)?.int64Value
+            } ?? Int64(state.body.count)
+            return (result, state.uploadReported, received)
         }
         guard let (response, uploaded, received) = outcome else {
             return finish(.failure(CourierError(.transport, "The server closed the connection without a response.", url: request.url)))
         }
-        let uploadTotal = Int64(request.body?.count ?? 0)
+        let uploadTotal = request.bodyLength
         if uploadTotal > 0, uploaded < uploadTotal {
             observer.upload?(TransferProgress(completed: uploadTotal, total: uploadTotal))
         }

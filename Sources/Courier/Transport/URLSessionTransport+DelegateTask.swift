@@ -9,7 +9,9 @@ extension URLSessionTransport {
         var bodyFile: URL?
         defer { bodyFile.map { try? FileManager.default.removeItem(at: $0) } }
         let task: URLSessionTask
-        if let stream = request.bodyStream {
+        if request.downloadDestination != nil, request.bodyLength == 0 {
+            task = session.downloadTask(with: urlRequest)
+        } else if let stream = request.bodyStream {
             task = session.uploadTask(with: urlRequest, fromFile: try Self.spool(stream, into: &bodyFile))
         } else if let body = request.body, !body.isEmpty {
             task = session.uploadTask(with: urlRequest, from: body)

@@ -4,9 +4,10 @@ import FoundationNetworking
 #endif
 
 extension URLSessionTransport {
-    /// `download(for:delegate:)`: URLSession writes the body to a file of its own, which is moved
-    /// to `destination` for a 2xx response; any other response's body is read back into memory.
-    /// Download progress is reported once, when the file is complete.
+    /// `download(for:delegate:)`, when no download progress is observed (with progress, a
+    /// delegate-driven download task reports it as URLSession writes): URLSession writes the body
+    /// to a file of its own, which is moved to `destination` for a 2xx response; any other
+    /// response's body is read back into memory.
     func downloadThroughAsyncAPI(
         _ urlRequest: URLRequest, request: TransportRequest, to destination: URL, observer: TransferObserver
     ) async throws -> TransportResponse {

@@ -52,7 +52,7 @@ public final class URLSessionTransport: HTTPTransport {
         for field in request.headers {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
         }
-        if let destination = request.downloadDestination {
+        if let destination = request.downloadDestination, observer.download == nil || request.bodyLength > 0 {
             return try await downloadThroughAsyncAPI(urlRequest, request: request, to: destination, observer: observer)
         }
         if observer.download == nil, request.maximumResponseSize == nil {
