@@ -138,7 +138,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                 throw error
             }
             observer.download?(TransferProgress(completed: received, total: received))
-            try URLSessionTransport.replace(destination, with: temporary)
+            try FileReplacement.replace(destination, with: temporary)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             throw error

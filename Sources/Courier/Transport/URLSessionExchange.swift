@@ -101,7 +101,7 @@ final class URLSessionExchange: Sendable {
         guard let http = response as? HTTPURLResponse else { return }
         if let destination = request.downloadDestination, (200..<300).contains(http.statusCode) {
             do {
-                try URLSessionTransport.replace(destination, with: location)
+                try FileReplacement.replace(destination, with: location)
                 state.withLock { state in
                     state.response = http
                     state.bodyFile = destination

@@ -19,7 +19,7 @@ extension URLSessionTransport {
             }
             var result = TransportResponse(url: http.url ?? request.url, statusCode: http.statusCode, headers: Self.headers(of: http))
             if (200..<300).contains(http.statusCode) {
-                try Self.replace(destination, with: file)
+                try FileReplacement.replace(destination, with: file)
                 let size = (try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? NSNumber)?.int64Value ?? 0
                 observer.download?(TransferProgress(completed: size, total: size))
                 result.bodyFile = destination
@@ -32,28 +32,6 @@ extension URLSessionTransport {
         } catch {
             if Task.isCancelled { throw CourierError.cancelled(request.url) }
             throw Self.courierError(for: error, request: request)
-        }
-    }
-
-    /// Moves `file` to `destination`, replacing what is there in one step (`rename`); across file
-    /// systems, copies it beside the destination first.
-    package static func replace(_ destination: URL, with file: URL) throws {
-        do {
-            if rename(file.path, destination.path) == 0 { return }
-            guard errno == EXDEV else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            let beside = destination.deletingLastPathComponent()
-                .appendingPathComponent(".\(destination.lastPathComponent).courier-\(UUID().uuidString).download")
-            do {
-                try FileManager.default.copyItem(at: file, to: beside)
-                guard rename(beside.path, destination.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            } catch {
-                try? FileManager.default.removeItem(at: beside)
-                throw error
-            }
-        } catch {
-            throw CourierError(
-                .transport, "The download could not be saved to \(destination.path): \(error.localizedDescription)",
-                url: destination, underlyingError: error)
         }
     }
 }
