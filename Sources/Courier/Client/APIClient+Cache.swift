@@ -47,9 +47,9 @@ extension APIClient {
         let option = request.cacheOption ?? configuration.cacheOption
         let offline = request.offlineMode ?? configuration.offlineMode
         let usesCache = option != .networkOnly || offline
-        guard usesCache || (request.method.isWrite && configuration.invalidatesCacheOnWrite),
-              let key = try? cacheKey(for: request)
-        else { return nil }
+        guard usesCache || (request.method.isWrite && configuration.invalidatesCacheOnWrite) else { return nil }
+        // A write that only invalidates needs the scope and path, not the body's digest.
+        guard let key = try? (usesCache ? cacheKey(for: request) : cacheKey(for: request, hashingBody: false)) else { return nil }
         return CachePlan(
             cache: cache, key: key, option: option, offline: offline, saves: usesCache && request.shouldSaveInCache)
     }

@@ -19,13 +19,13 @@ extension APIClient {
     }
 
     /// Method, URL, canonical parameters and body, and the auth scope.
-    func cacheKey(for request: RequestParts) throws(CourierError) -> CacheKey {
+    func cacheKey(for request: RequestParts, hashingBody: Bool = true) throws(CourierError) -> CacheKey {
         var query = request.query
         var encoded: Data?
         switch request.body {
         case .parameters(let parameters) where request.method.encodesParametersInURL:
             query.merge(parameters) { own, _ in own }
-        case .encodable(let value):
+        case .encodable(let value) where hashingBody:
             do {
                 encoded = try configuration.encoder.encode(value)
             } catch {
@@ -39,6 +39,7 @@ extension APIClient {
             path: request.path, query: [:], validatingBase: false)
         let scope = authentication?.cacheScope ?? CacheKey.publicScope
         return CacheKey.make(method: request.method, url: url, query: query, scope: scope) { hasher in
+            guard hashingBody else { return hasher.add(tag: 0) }
             switch request.body {
             case .parameters(let parameters) where !request.method.encodesParametersInURL:
                 hasher.add(tag: 1)
