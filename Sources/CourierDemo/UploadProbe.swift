@@ -68,7 +68,7 @@ public enum UploadProbe {
         var hash = SHA256()
         var reader = body.chunks(size: 1 << 20).makeIterator()
         while let chunk = try reader.next() { hash.update(data: chunk) }
-        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+        return hash.finalize().hex
     }
 
     /// Writes `size` bytes of a repeating pattern, a mebibyte at a time.

@@ -11,7 +11,7 @@ import Testing
     /// Bytes that look like multipart structure: CRLFs, dashes, a boundary-like run.
     static let tricky = Data("--courier-0000\r\n--\r\nContent-Disposition: x\r\n\r\n--".utf8) + Data((0...255).map { UInt8($0) })
 
-    static func sha256(_ data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
+    static func sha256(_ data: Data) -> String { SHA256.hash(data: data).hex }
 
     /// A file of `size` bytes repeating `pattern`, under a new temporary directory.
     static func file(size: Int, pattern: Data = tricky) throws -> (URL, Data, TemporaryDirectory) {

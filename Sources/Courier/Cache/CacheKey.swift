@@ -63,31 +63,3 @@ extension String {
         return (String(self[..<mark]), String(self[utf8.index(after: mark)...]))
     }
 }
-
-extension Sequence where Element == UInt8 {
-    /// Lowercase hexadecimal.
-    var hex: String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(underestimatedCount * 2)
-        for byte in self {
-            bytes.append(hexDigits[Int(byte >> 4)])
-            bytes.append(hexDigits[Int(byte & 0x0F)])
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-}
-
-extension UnsafeRawBufferPointer {
-    /// Lowercase hexadecimal, written straight into the string's storage.
-    var hex: String {
-        String(unsafeUninitializedCapacity: count * 2) { output in
-            for (offset, byte) in enumerated() {
-                output[offset * 2] = hexDigits[Int(byte >> 4)]
-                output[offset * 2 + 1] = hexDigits[Int(byte & 0x0F)]
-            }
-            return count * 2
-        }
-    }
-}
-
-private let hexDigits = Array("0123456789abcdef".utf8)

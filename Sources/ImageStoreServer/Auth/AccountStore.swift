@@ -1,3 +1,4 @@
+import Courier
 import Crypto
 import Foundation
 import GRDB
@@ -127,7 +128,7 @@ struct AccountStore: Sendable {
     }
 
     static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: Data(token.utf8)).hex
     }
 
     static func randomToken() -> String {

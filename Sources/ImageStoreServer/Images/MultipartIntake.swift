@@ -1,3 +1,4 @@
+import Courier
 import Crypto
 import Foundation
 import Hummingbird
@@ -85,7 +86,7 @@ struct MultipartIntake {
             }
         }
         parser.onPartComplete = {
-            collector.current.sha256 = collector.hasher.finalize().map { String(format: "%02x", $0) }.joined()
+            collector.current.sha256 = collector.hasher.finalize().hex
             collector.parts.append(collector.current)
             collector.current = Part()
             collector.hasher = SHA256()

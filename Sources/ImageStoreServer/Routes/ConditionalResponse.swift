@@ -1,3 +1,4 @@
+import Courier
 import Crypto
 import Foundation
 import Hummingbird
@@ -10,7 +11,7 @@ enum ConditionalResponse {
     static func make(
         _ request: Request, body: ByteBuffer, contentType: String, lastModified: Date?, cacheControl: String? = nil
     ) -> Response {
-        let etag = "\"" + SHA256.hash(data: Data(buffer: body)).prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
+        let etag = "\"" + SHA256.hash(data: Data(buffer: body)).prefix(12).hex + "\""
         var headers: HTTPFields = [.contentType: contentType, .eTag: etag]
         if let lastModified { headers[.lastModified] = HTTPDate.format(lastModified) }
         if let cacheControl { headers[.cacheControl] = cacheControl }

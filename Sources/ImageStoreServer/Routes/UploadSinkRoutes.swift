@@ -1,3 +1,4 @@
+import Courier
 import Crypto
 import Foundation
 import Hummingbird
@@ -30,7 +31,7 @@ struct UploadSinkRoutes: Sendable {
             size += chunk.readableBytes
             chunk.withUnsafeReadableBytes { hash.update(bufferPointer: $0) }
         }
-        let digest = hash.finalize().map { String(format: "%02x", $0) }.joined()
+        let digest = hash.finalize().hex
         return try jsonResponse(RawSummary(size: size, sha256: digest, contentType: request.headers[.contentType]))
     }
 
