@@ -116,33 +116,21 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// Streams a body into a temporary file beside `destination`, then moves it into place; the
     /// temporary file is removed on failure or cancellation.
     private func write(_ body: HTTPClientResponse.Body, to destination: URL, expected: Int64?, observer: TransferObserver) async throws {
-        let temporary = destination.deletingLastPathComponent()
-            .appendingPathComponent(".\(destination.lastPathComponent).courier-\(UUID().uuidString).download")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-            throw CourierError(.transport, "The download could not be written next to \(destination.path).", url: destination)
-        }
+        var file = try PartialDownload(for: destination)
         do {
-            let handle = try FileHandle(forWritingTo: temporary)
-            var received: Int64 = 0
-            do {
-                for try await buffer in body {
-                    try handle.write(contentsOf: buffer.readableBytesView)
-                    received += Int64(buffer.readableBytes)
-                    if received != expected {
-                        observer.download?(TransferProgress(completed: received, total: expected.flatMap { $0 >= received ? $0 : nil }))
-                    }
+            for try await buffer in body {
+                try file.write(buffer.readableBytesView)
+                let received = file.written
+                if received != expected {
+                    observer.download?(TransferProgress(completed: received, total: expected.flatMap { $0 >= received ? $0 : nil }))
                 }
-                try handle.close()
-            } catch {
-                try? handle.close()
-                throw error
             }
-            observer.download?(TransferProgress(completed: received, total: received))
-            try FileReplacement.replace(destination, with: temporary)
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
+            file.discard()
             throw error
         }
+        observer.download?(TransferProgress(completed: file.written, total: file.written))
+        try file.commit()
     }
 
     private func collect(

@@ -8,8 +8,7 @@ import Testing
 @Suite struct DownloadTests {
     @Test(arguments: TransportKind.allCases)
     func aDownloadLandsInTheFileWithProgress(kind: TransportKind) async throws {
-        let directory = TemporaryDirectory()
-        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        let directory = try TemporaryDirectory.created()
         defer { directory.remove() }
         let destination = directory.url.appendingPathComponent("bytes.bin")
         try Data("old content".utf8).write(to: destination)
@@ -34,8 +33,7 @@ import Testing
 
     @Test(arguments: TransportKind.allCases)
     func aFailedDownloadLeavesTheDestinationAlone(kind: TransportKind) async throws {
-        let directory = TemporaryDirectory()
-        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        let directory = try TemporaryDirectory.created()
         defer { directory.remove() }
         let destination = directory.url.appendingPathComponent("image.png")
         try Data("keep me".utf8).write(to: destination)
@@ -53,22 +51,44 @@ import Testing
         }
     }
 
-    @Test(arguments: TransportKind.allCases)
-    func cancellingADownloadLeavesNoPartialFile(kind: TransportKind) async throws {
-        let directory = TemporaryDirectory()
-        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+    @Test(arguments: TransportKind.allCases, [false, true])
+    func cancellingADownloadLeavesNoPartialFile(kind: TransportKind, observingProgress: Bool) async throws {
+        let directory = try TemporaryDirectory.created()
         defer { directory.remove() }
         let destination = directory.url.appendingPathComponent("large.bin")
+        try Data("keep me".utf8).write(to: destination)
         try await withServer { server in
             try await kind.with { transport in
                 let client = server.client(transport)
-                let request = Request<Data>(.get, "bytes/1000000000?chunked=true")
-                let task = Task { try await client.download(request, to: destination) }
+                var request = Request<Data>(.get, "bytes/1000000000?chunked=true")
+                if observingProgress { request = request.onDownloadProgress { _ in } }
+                let task = Task { [request] in try await client.download(request, to: destination) }
                 await server.waitForRequests("GET", "/bytes/{count}")
                 task.cancel()
                 let result = await task.result
                 #expect(throws: CourierError.self) { try result.get() }
-                #expect(directory.files.isEmpty)
+                #expect(directory.files == ["large.bin"])
+                let kept = try Data(contentsOf: destination)
+                #expect(kept == Data("keep me".utf8))
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases, [false, true])
+    func aDownloadSendsItsBody(kind: TransportKind, observingProgress: Bool) async throws {
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        let destination = directory.url.appendingPathComponent("summary.json")
+        let payload = Data((0..<100_000).map { UInt8($0 % 256) })
+        try await withServer { server in
+            try await kind.with { transport in
+                let client = server.client(transport)
+                var request = Request<Data>(.post, "uploads/raw", body: .data(payload, contentType: "application/octet-stream"))
+                if observingProgress { request = request.onDownloadProgress { _ in } }
+                _ = try await client.download(request, to: destination)
+                struct Summary: Decodable { var size: Int; var sha256: String }
+                let summary = try JSONDecoder().decode(Summary.self, from: Data(contentsOf: destination))
+                #expect(summary.size == payload.count && summary.sha256 == UploadTests.sha256(payload))
             }
         }
     }

@@ -86,8 +86,7 @@ import Testing
     }
 
     @Test func uploadExampleUploadsPatchesAndDownloads() async throws {
-        let directory = TemporaryDirectory()
-        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        let directory = try TemporaryDirectory.created()
         defer { directory.remove() }
         let photo = directory.url.appendingPathComponent("sunset.png")
         let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(repeating: 7, count: 5_000)

@@ -15,8 +15,7 @@ import Testing
 
     /// A file of `size` bytes repeating `pattern`, under a new temporary directory.
     static func file(size: Int, pattern: Data = tricky) throws -> (URL, Data, TemporaryDirectory) {
-        let directory = TemporaryDirectory()
-        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        let directory = try TemporaryDirectory.created()
         var data = Data(capacity: size)
         while data.count < size { data.append(pattern.prefix(size - data.count)) }
         let url = directory.url.appendingPathComponent("upload.bin")

@@ -3,7 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The state of one request on ``URLSessionTransport``: the body received so far, progress, and the
+/// The state of one request on ``URLSessionTransport``: the body received so far (in memory, or
+/// for a download with a 2xx status in a file beside its destination), progress, and the
 /// continuation to resume exactly once.
 final class URLSessionExchange: Sendable {
     private struct State {
@@ -13,9 +14,9 @@ final class URLSessionExchange: Sendable {
         var body = Data()
         var expectedLength: Int64?
         var uploadReported: Int64 = 0
-        /// Where a download task's body went (``TransportRequest/downloadDestination``).
-        var bodyFile: URL?
-        var fileFailure: (any Error)?
+        /// The file a 2xx body is written to when the request has a
+        /// ``TransportRequest/downloadDestination``.
+        var download: PartialDownload?
     }
 
     let request: TransportRequest
@@ -30,14 +31,6 @@ final class URLSessionExchange: Sendable {
         self.cancelTask = cancelTask
     }
 
-    /// Fails the exchange and stops the task when `length` passes the maximum.
-    private func refuse(ifOver length: Int64) -> Bool {
-        guard let maximum = request.maximumResponseSize, length > maximum else { return false }
-        finish(.failure(CourierError.responseTooLarge(request.url, maximum: maximum, length: length)))
-        cancelTask()
-        return true
-    }
-
     /// Stores the continuation, or resumes it at once if the exchange already ended.
     func attach(_ continuation: CheckedContinuation<TransportResponse, any Error>) {
         let early: Result<TransportResponse, any Error>? = state.withLock { state in
@@ -48,35 +41,67 @@ final class URLSessionExchange: Sendable {
         if let early { continuation.resume(with: early) }
     }
 
-    /// Ends the exchange; only the first call counts.
+    /// Ends the exchange; only the first call counts. A failure removes a partly written download.
     func finish(_ result: Result<TransportResponse, any Error>) {
-        let continuation: CheckedContinuation<TransportResponse, any Error>? = state.withLock { state in
-            guard state.result == nil else { return nil }
+        let (continuation, download) = state.withLock { state -> (CheckedContinuation<TransportResponse, any Error>?, PartialDownload?) in
+            guard state.result == nil else { return (nil, nil) }
             state.result = result
-            defer { state.continuation = nil }
-            return state.continuation
+            defer { state.continuation = nil; state.download = nil }
+            return (state.continuation, state.download)
         }
+        if case .failure = result { download?.discard() }
         continuation?.resume(with: result)
     }
 
-    func didReceive(_ response: HTTPURLResponse) {
-        state.withLock { state in
-            state.response = response
-            state.expectedLength = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
-        }
-        if response.expectedContentLength >= 0 { _ = refuse(ifOver: response.expectedContentLength) }
+    /// Fails the exchange with `error` and stops the task.
+    private func abandon(with error: any Error) {
+        finish(.failure(error))
+        cancelTask()
     }
 
-    func didReceive(_ data: Data) {
-        let received = state.withLock { Int64($0.body.count + data.count) }
-        if refuse(ifOver: received) { return }
-        let progress: TransferProgress = state.withLock { state in
-            state.body.append(data)
-            let received = Int64(state.body.count)
-            let total = state.expectedLength.flatMap { $0 >= received ? $0 : nil }
-            return TransferProgress(completed: received, total: total)
+    /// Takes the response head; for a download with a 2xx status, opens the file the body goes to.
+    func didReceive(_ response: HTTPURLResponse) {
+        var download: PartialDownload?
+        if let destination = request.downloadDestination, (200..<300).contains(response.statusCode) {
+            do {
+                download = try PartialDownload(for: destination)
+            } catch {
+                return abandon(with: error)
+            }
         }
-        if progress.total != progress.completed { observer.download?(progress) }
+        let ended = state.withLock { state in
+            state.response = response
+            state.expectedLength = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
+            guard state.result == nil else { return true }
+            state.download = download
+            return false
+        }
+        if ended { download?.discard() }
+        if let maximum = request.maximumResponseSize, response.expectedContentLength > maximum {
+            abandon(with: CourierError.responseTooLarge(request.url, maximum: maximum, length: response.expectedContentLength))
+        }
+    }
+
+    /// Appends a piece of the body (to the download file, if there is one) and reports progress.
+    func didReceive(_ data: Data) {
+        let outcome: Result<TransferProgress, any Error> = state.withLock { state in
+            let received: Int64
+            if state.download != nil {
+                do { try state.download?.write(data) } catch { return .failure(error) }
+                received = state.download?.written ?? 0
+            } else {
+                received = Int64(state.body.count + data.count)
+                if let maximum = request.maximumResponseSize, received > maximum {
+                    return .failure(CourierError.responseTooLarge(request.url, maximum: maximum, length: received))
+                }
+                state.body.append(data)
+            }
+            return .success(TransferProgress(completed: received, total: state.expectedLength.flatMap { $0 >= received ? $0 : nil }))
+        }
+        switch outcome {
+        case .success(let progress): if progress.total != progress.completed { observer.download?(progress) }
+        case .failure(let error): abandon(with: error)
+        }
     }
 
     func didSend(totalBytesSent: Int64, expected: Int64) {
@@ -89,53 +114,26 @@ final class URLSessionExchange: Sendable {
         if report { observer.upload?(TransferProgress(completed: min(totalBytesSent, total), total: total)) }
     }
 
-    /// A download task's progress, as URLSession writes its file.
-    func didWrite(totalBytesWritten: Int64, expected: Int64) {
-        let total = expected > 0 && expected != totalBytesWritten ? expected : nil
-        if total != nil { observer.download?(TransferProgress(completed: totalBytesWritten, total: total)) }
-    }
-
-    /// A download task's file, which must be moved before this returns: into the destination for
-    /// a 2xx response, else read back as the body.
-    func didFinishDownloading(to location: URL, response: URLResponse?) {
-        guard let http = response as? HTTPURLResponse else { return }
-        if let destination = request.downloadDestination, (200..<300).contains(http.statusCode) {
-            do {
-                try FileReplacement.replace(destination, with: location)
-                state.withLock { state in
-                    state.response = http
-                    state.bodyFile = destination
-                }
-            } catch {
-                state.withLock { $0.fileFailure = error }
-            }
-        } else {
-            let body = (try? Data(contentsOf: location)) ?? Data()
-            state.withLock { state in
-                state.response = http
-                state.body = body
-            }
-        }
-    }
-
     func didComplete(error: (any Error)?) {
         if let error {
             return finish(.failure(URLSessionTransport.courierError(for: error, request: request)))
         }
-        if let failure = state.withLock({ $0.fileFailure }) { return finish(.failure(failure)) }
-        let outcome: (TransportResponse, Int64, Int64)? = state.withLock { state in
-            guard let response = state.response else { return nil }
+        let outcome: (TransportResponse, Int64, Int64, PartialDownload?)? = state.withLock { state in
+            guard let response = state.response, state.result == nil else { return nil }
             var result = TransportResponse(
                 url: response.url ?? request.url, statusCode: response.statusCode,
                 headers: URLSessionTransport.headers(of: response), body: state.body)
-            result.bodyFile = state.bodyFile
-            let received = state.bodyFile.flatMap {
-                (try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? NSNumber)?.int64Value
-            } ?? Int64(state.body.count)
-            return (result, state.uploadReported, received)
+            result.bodyFile = state.download?.destination
+            defer { state.download = nil }
+            return (result, state.uploadReported, state.download?.written ?? Int64(state.body.count), state.download)
         }
-        guard let (response, uploaded, received) = outcome else {
+        guard let (response, uploaded, received, download) = outcome else {
             return finish(.failure(CourierError(.transport, "The server closed the connection without a response.", url: request.url)))
+        }
+        do {
+            try download?.commit()
+        } catch {
+            return finish(.failure(error))
         }
         let uploadTotal = request.bodyLength
         if uploadTotal > 0, uploaded < uploadTotal {

@@ -7,25 +7,22 @@ extension URLSessionTransport {
     /// Runs the request through `data(for:delegate:)` / `upload(for:from:delegate:)`, which hand
     /// back the response without a hop through the delegate queue. Task cancellation cancels the
     /// request; URLSession enforces the timeout.
-    func sendThroughAsyncAPI(_ urlRequest: URLRequest, request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
+    func sendThroughAsyncAPI(_ urlRequest: URLRequest, request: TransportRequest) async throws -> TransportResponse {
         let body = request.body.flatMap { $0.isEmpty ? nil : $0 }
-        let length = request.bodyLength
-        let uploadDelegate = observer.upload.flatMap { handler in length > 0 ? UploadProgressDelegate(total: length, handler: handler) : nil }
         var bodyFile: URL?
         defer { bodyFile.map { try? FileManager.default.removeItem(at: $0) } }
         do {
             let (data, response) = if let stream = request.bodyStream {
                 // A streamed body goes to URLSession as a file, written a chunk at a time.
-                try await session.upload(for: urlRequest, fromFile: try Self.spool(stream, into: &bodyFile), delegate: uploadDelegate)
+                try await session.upload(for: urlRequest, fromFile: try Self.spool(stream, into: &bodyFile), delegate: nil)
             } else if let body {
-                try await session.upload(for: urlRequest, from: body, delegate: uploadDelegate)
+                try await session.upload(for: urlRequest, from: body, delegate: nil)
             } else {
                 try await session.data(for: urlRequest, delegate: nil)
             }
             guard let http = response as? HTTPURLResponse else {
                 throw CourierError(.transport, "The server's answer was not an HTTP response.", url: request.url)
             }
-            uploadDelegate?.finish()
             return TransportResponse(url: http.url ?? request.url, statusCode: http.statusCode, headers: Self.headers(of: http), body: data)
         } catch {
             if Task.isCancelled { throw CourierError.cancelled(request.url) }
@@ -43,37 +40,5 @@ extension URLSessionTransport {
             throw CourierError(.encodingFailed, "The upload body could not be prepared: \(error.localizedDescription)", underlyingError: error)
         }
         return url
-    }
-}
-
-/// A per-task delegate that reports upload progress (and forwards everything else to the session's
-/// delegate, as Foundation's default implementations do).
-final class UploadProgressDelegate: NSObject, URLSessionTaskDelegate, Sendable {
-    private let total: Int64
-    private let handler: ProgressHandler
-    private let reported = Locked<Int64>(0)
-
-    init(total: Int64, handler: @escaping ProgressHandler) {
-        self.total = total
-        self.handler = handler
-    }
-
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
-        totalBytesSent: Int64, totalBytesExpectedToSend: Int64
-    ) {
-        report(min(totalBytesSent, total))
-    }
-
-    /// Reports the total once the response has arrived (the whole body was sent).
-    func finish() { report(total) }
-
-    private func report(_ sent: Int64) {
-        let advanced = reported.withLock { last in
-            guard sent > last else { return false }
-            last = sent
-            return true
-        }
-        if advanced { handler(TransferProgress(completed: sent, total: total)) }
     }
 }

@@ -4,14 +4,15 @@ import FoundationNetworking
 #endif
 
 extension URLSessionTransport {
-    /// Runs the request as a delegate-driven task, so each piece of the body is reported as it arrives.
+    /// Runs the request as a delegate-driven task, so each piece of the body is reported as it
+    /// arrives. A download runs as a data task too, its body written to a file beside the
+    /// destination piece by piece: swift-corelibs-foundation reports a download task's progress
+    /// only now and then.
     func sendThroughDelegate(_ urlRequest: URLRequest, request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
         var bodyFile: URL?
         defer { bodyFile.map { try? FileManager.default.removeItem(at: $0) } }
         let task: URLSessionTask
-        if request.downloadDestination != nil, request.bodyLength == 0 {
-            task = session.downloadTask(with: urlRequest)
-        } else if let stream = request.bodyStream {
+        if let stream = request.bodyStream {
             task = session.uploadTask(with: urlRequest, fromFile: try Self.spool(stream, into: &bodyFile))
         } else if let body = request.body, !body.isEmpty {
             task = session.uploadTask(with: urlRequest, from: body)

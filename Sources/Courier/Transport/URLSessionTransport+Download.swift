@@ -5,7 +5,7 @@ import FoundationNetworking
 
 extension URLSessionTransport {
     /// `download(for:delegate:)`, when no download progress is observed (with progress, a
-    /// delegate-driven download task reports it as URLSession writes): URLSession writes the body
+    /// delegate-driven data task writes the body itself and reports each piece): URLSession writes the body
     /// to a file of its own, which is moved to `destination` for a 2xx response; any other
     /// response's body is read back into memory.
     func downloadThroughAsyncAPI(

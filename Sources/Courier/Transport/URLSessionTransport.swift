@@ -8,8 +8,7 @@ import FoundationNetworking
 /// One `URLSession` serves every request of a transport; ``shared`` is the process-wide instance
 /// that ``APIClient`` uses by default. Foundation's `URLCache` is switched off: Courier keeps its
 /// own cache. The session's delegate refuses redirects, so ``APIClient`` follows them with its own
-/// header rules, and reports download progress; upload progress comes from a per-task delegate,
-/// the only way swift-corelibs-foundation on Linux reports it.
+/// header rules, and reports upload and download progress.
 public final class URLSessionTransport: HTTPTransport {
     /// The transport ``APIClient`` uses when none is given.
     public static let shared = URLSessionTransport()
@@ -36,9 +35,12 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// Sends `request` on the session; returns 3xx responses without following them.
     ///
-    /// Without a download observer the request runs through `URLSession`'s async API, which hands
-    /// back the response without a hop through the delegate queue; with one, a delegate-driven task
-    /// reports each piece of the body as it arrives.
+    /// Without progress observers the request runs through `URLSession`'s async API, which hands
+    /// back the response without a hop through the delegate queue; with one, a task driven by the
+    /// session's delegate reports each piece of the body as it is sent or arrives. (A per-task
+    /// delegate is not used: swift-corelibs-foundation may register the task before the delegate
+    /// is attached, and then reports nothing.) A download goes through `download(for:)` when it has
+    /// neither a body to send nor progress to report.
     ///
     /// ``TransportRequest/timeout`` becomes the `URLRequest`'s timeout: an idle timeout, the time
     /// the request may go without sending or receiving anything. swift-corelibs-foundation counts it
@@ -52,11 +54,12 @@ public final class URLSessionTransport: HTTPTransport {
         for field in request.headers {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
         }
-        if let destination = request.downloadDestination, observer.download == nil || request.bodyLength > 0 {
+        let observed = observer.download != nil || (observer.upload != nil && request.bodyLength > 0)
+        if let destination = request.downloadDestination, !observed, request.bodyLength == 0 {
             return try await downloadThroughAsyncAPI(urlRequest, request: request, to: destination, observer: observer)
         }
-        if observer.download == nil, request.maximumResponseSize == nil {
-            return try await sendThroughAsyncAPI(urlRequest, request: request, observer: observer)
+        if !observed, request.maximumResponseSize == nil {
+            return try await sendThroughAsyncAPI(urlRequest, request: request)
         }
         return try await sendThroughDelegate(urlRequest, request: request, observer: observer)
     }

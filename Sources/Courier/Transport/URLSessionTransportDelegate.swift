@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 /// The session delegate of ``URLSessionTransport``: routes each callback to its task's exchange.
-final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate, Sendable {
+final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private let exchanges = Locked<[Int: URLSessionExchange]>([:])
 
     func register(_ exchange: URLSessionExchange, for task: URLSessionTask) {
@@ -46,17 +46,6 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         completionHandler(nil)  // APIClient follows redirects itself, with its header rules
-    }
-
-    func urlSession(
-        _ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
-        totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64
-    ) {
-        exchange(for: downloadTask)?.didWrite(totalBytesWritten: totalBytesWritten, expected: totalBytesExpectedToWrite)
-    }
-
-    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
-        exchange(for: downloadTask)?.didFinishDownloading(to: location, response: downloadTask.response)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

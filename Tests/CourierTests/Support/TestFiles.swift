@@ -7,6 +7,13 @@ struct TemporaryDirectory {
 
     func remove() { try? FileManager.default.removeItem(at: url) }
 
+    /// A new directory, created on disk (a plain `TemporaryDirectory()` only names one).
+    static func created() throws -> TemporaryDirectory {
+        let directory = TemporaryDirectory()
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        return directory
+    }
+
     /// Every file under the directory, relative paths.
     var files: [String] {
         let enumerator = FileManager.default.enumerator(atPath: url.path)
