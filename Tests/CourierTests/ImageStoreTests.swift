@@ -61,6 +61,33 @@ import Testing
         }
     }
 
+    @Test func imageReadsRevalidateWithTheirEntityTags() async throws {
+        try await withTemporaryCache { cache, _ in
+            try await withServer { server in
+                let client = server.client(URLSessionTransport()) { $0.cache = cache }
+                let image = try await client.send(Request<ImageInfo>.upload("images", parts: [.data("image", Self.png(), fileName: "a.png")])).value
+                let reads: [(route: String, request: Request<Data>)] = [
+                    ("/images", Request<Data>(.get, "images", cache: .both)),
+                    ("/images/{id}", Request<Data>(.get, "images/\(image.uid)", cache: .both)),
+                    ("/images/{id}", Request<Data>(.get, "images/\(image.uid)", query: ["type": "xml"], cache: .both)),
+                    ("/images/{id}/data", Request<Data>(.get, "images/\(image.uid)/data", cache: .both)),
+                ]
+                for (index, read) in reads.enumerated() {
+                    let first = try await client.send(read.request)
+                    #expect(first.headers["ETag"] != nil, "\(read.route)")
+                    let second = try await client.send(read.request)
+                    #expect(second.data == first.data && second.statusCode == 200)
+                    #expect(server.notModifiedCount("GET", read.route) == (index == 2 ? 2 : 1), "\(read.route)")
+                }
+                // Changed behind the cache's back (a client without it): the tags no longer match.
+                _ = try await server.client(URLSessionTransport()).send(
+                    Request<JSONValue>(.patch, "images/\(image.uid)", body: .json(["title": "Renamed"])))
+                let renamed = try await client.send(Request<ImageInfo>(.get, "images/\(image.uid)", cache: .both))
+                #expect(renamed.value.title == "Renamed" && server.notModifiedCount("GET", "/images/{id}") == 2)
+            }
+        }
+    }
+
     @Test func theStoreRefusesBadUploadsAndKeepsNothing() async throws {
         try await withServer(ServerConfiguration(maximumImageSize: 10_000)) { server in
             let client = server.client(URLSessionTransport())

@@ -11,6 +11,9 @@ import Hummingbird
 /// - `PATCH /images/{id}`: multipart (fields and/or a new image) or JSON (`title`, `description`);
 /// - `DELETE /images/{id}`: removes it; afterwards its routes answer 404 with a JSON error.
 ///
+/// The three GET routes send an `ETag` (a digest of the body) and answer `If-None-Match` with a
+/// bodiless 304 while the client's copy is current.
+///
 /// Refused with a 4xx and a JSON `error`, storing nothing: a body that is not multipart (415), a
 /// malformed one (400), no image (422), bytes that are not PNG, JPEG, GIF or WebP (415), an image
 /// over ``ServerConfiguration/maximumImageSize`` (413).
@@ -58,13 +61,13 @@ struct ImageRoutes: Sendable {
         let records = try await database.queue.read { db in
             try ImageRecord.fetchAll(db, sql: "SELECT \(ImageRecord.columns) FROM image ORDER BY id")
         }
-        return try formatted(["images": records], root: "images", request: request)
+        return try current(["images": records], root: "images", request: request)
     }
 
     @Sendable func show(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let id = try context.parameters.require("id", as: Int64.self)
         guard let record = try await record(id) else { return try Self.notFound(id) }
-        return try formatted(record, root: "image", request: request)
+        return try current(record, root: "image", request: request)
     }
 
     @Sendable func data(_ request: Request, context: BasicRequestContext) async throws -> Response {
@@ -73,7 +76,7 @@ struct ImageRoutes: Sendable {
             try Row.fetchOne(db, sql: "SELECT data, mimeType FROM image WHERE id = ?", arguments: [id]).map { ($0["data"], $0["mimeType"]) }
         }
         guard let row else { return try Self.notFound(id) }
-        return Response(status: .ok, headers: [.contentType: row.mimeType], body: .init(byteBuffer: ByteBuffer(data: row.data)))
+        return ConditionalResponse.make(request, body: ByteBuffer(data: row.data), contentType: row.mimeType, lastModified: nil)
     }
 
     @Sendable func update(_ request: Request, context: BasicRequestContext) async throws -> Response {
@@ -118,6 +121,12 @@ struct ImageRoutes: Sendable {
         }
         guard deleted else { return try Self.notFound(id) }
         return try formatted(["deleted": id], root: "image", request: request)
+    }
+
+    /// `value` formatted as the request asks, or a 304 when the client's copy is current.
+    private func current(_ value: some Encodable, root: String, request: Request) throws -> Response {
+        let (body, contentType) = try formattedBody(value, root: root, request: request)
+        return ConditionalResponse.make(request, body: body, contentType: contentType, lastModified: nil)
     }
 
     private func record(_ id: Int64) async throws -> ImageRecord? {

@@ -58,9 +58,15 @@ struct ErrorRoutes {
 
 /// A JSON response, or its XML form when the request asks with `?type=xml` (seed 004).
 func formatted(_ value: some Encodable, root: String, status: HTTPResponse.Status = .ok, request: Request) throws -> Response {
-    guard request.uri.queryParameters.get("type") == "xml" else { return try jsonResponse(value, status: status) }
+    let (body, contentType) = try formattedBody(value, root: root, request: request)
+    return Response(status: status, headers: [.contentType: contentType], body: .init(byteBuffer: body))
+}
+
+/// The body of ``formatted(_:root:status:request:)`` and its content type.
+func formattedBody(_ value: some Encodable, root: String, request: Request) throws -> (body: ByteBuffer, contentType: String) {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
-    let xml = try XMLBody.document(fromJSON: try encoder.encode(value), root: root)
-    return Response(status: status, headers: [.contentType: "application/xml; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(data: xml)))
+    let json = try encoder.encode(value)
+    guard request.uri.queryParameters.get("type") == "xml" else { return (ByteBuffer(data: json), "application/json") }
+    return (ByteBuffer(data: try XMLBody.document(fromJSON: json, root: root)), "application/xml; charset=utf-8")
 }
