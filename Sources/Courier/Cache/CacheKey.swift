@@ -41,14 +41,16 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
         hasher.add(Parameter.object(query))
         body(&hasher)
         hasher.add(string: scope)
-        return CacheKey(digest: hasher.hex(), scope: scope, pathDigest: pathDigest(of: url.splittingQuery.base))
+        return CacheKey(digest: hasher.hex(), scope: scope, pathDigest: pathDigest(of: url))
     }
 
-    /// A digest of a URL without its query: 16 hex characters of FNV-1a. It only groups entries
-    /// for invalidation (a collision removes a few more entries), so it need not be cryptographic.
-    static func pathDigest(of base: String) -> String {
+    /// A digest of a URL without its query (the bytes before any `?`): 16 hex characters of
+    /// FNV-1a. It only groups entries for invalidation (a collision removes a few more entries),
+    /// so it need not be cryptographic.
+    static func pathDigest(of url: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in base.utf8 {
+        for byte in url.utf8 {
+            if byte == UInt8(ascii: "?") { break }
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3
         }

@@ -34,9 +34,7 @@ extension APIClient {
         default:
             break
         }
-        let url = try URLBuilder.text(
-            baseURL: request.baseURL ?? configuration.baseURL, apiPath: request.apiPath ?? configuration.apiPath,
-            path: request.path, query: [:], validatingBase: false)
+        let url = try URLBuilder.text(prefix: urlPrefix(for: request), path: request.path, query: [:], validatingBase: false)
         let scope = authentication?.cacheScope ?? CacheKey.publicScope
         return CacheKey.make(method: request.method, url: url, query: query, scope: scope) { hasher in
             guard hashingBody else { return hasher.add(tag: 0) }

@@ -7,6 +7,12 @@ extension APIClient {
         try prepare(request.parts).request
     }
 
+    /// The client's URL prefix, or one for the request's own base URL or API path.
+    func urlPrefix(for request: RequestParts) -> URLBuilder.Prefix {
+        guard request.baseURL != nil || request.apiPath != nil else { return urlPrefix }
+        return URLBuilder.Prefix(baseURL: request.baseURL ?? configuration.baseURL, apiPath: request.apiPath ?? configuration.apiPath)
+    }
+
     /// The wire request and the version of the credentials it carries.
     func prepare(_ request: RequestParts) throws(CourierError) -> (request: TransportRequest, credentialsVersion: Int) {
         if let failure = request.preparationFailure {
@@ -36,10 +42,7 @@ extension APIClient {
         } catch {
             throw CourierError(.encodingFailed, "The body of \(request.method) \(request.path) cannot be encoded: \(error)", underlyingError: error)
         }
-        let url = try URLBuilder.url(
-            baseURL: request.baseURL ?? configuration.baseURL,
-            apiPath: request.apiPath ?? configuration.apiPath,
-            path: request.path, query: query)
+        let url = try URLBuilder.url(prefix: urlPrefix(for: request), path: request.path, query: query)
         var headers = configuration.defaultHeaders
         headers.merge(request.headers)
         if let contentType = body?.contentType ?? stream?.contentType, !headers.contains("Content-Type") {

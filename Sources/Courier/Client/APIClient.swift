@@ -19,6 +19,8 @@ public final class APIClient: Sendable {
     let refresher = RefreshCoordinator()
     /// Whether the logger writes debug lines (decided once: a `Logger`'s level is part of its value).
     let logsRequests: Bool
+    /// The configured base URL and API path, joined once for every request's URL and cache key.
+    let urlPrefix: URLBuilder.Prefix
 
     /// Creates a client.
     /// - Parameter transport: defaults to ``URLSessionTransport/shared``.
@@ -26,6 +28,7 @@ public final class APIClient: Sendable {
         self.configuration = configuration
         self.transport = transport
         logsRequests = configuration.logger.logLevel <= .debug
+        urlPrefix = URLBuilder.Prefix(baseURL: configuration.baseURL, apiPath: configuration.apiPath)
         if configuration.authenticationHeaders.isEmpty {
             authentication = nil
         } else {

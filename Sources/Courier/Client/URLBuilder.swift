@@ -9,8 +9,34 @@ import Foundation
 ///   non-ASCII, a stray `%`); valid `%XX` escapes are kept, so encoded input is not encoded twice.
 /// - A `?query` in the path is kept, and query parameters are appended after it.
 enum URLBuilder {
-    static func url(baseURL: URL, apiPath: String, path: String, query: Parameters) throws(CourierError) -> URL {
-        let text = try text(baseURL: baseURL, apiPath: apiPath, path: path, query: query, validatingBase: true)
+    /// The part of a URL that every request on one base URL and API path shares: the base URL
+    /// without query, fragment or trailing slashes, joined to the percent-encoded API path. A
+    /// client makes its own once.
+    struct Prefix: Sendable {
+        let text: String
+        /// Why the base URL cannot be used (not an absolute http or https URL with a host), if so.
+        let baseProblem: CourierError?
+
+        init(baseURL: URL, apiPath: String) {
+            do throws(CourierError) {
+                try URLBuilder.validate(baseURL, what: "The base URL")
+                baseProblem = nil
+            } catch {
+                baseProblem = error
+            }
+            var base = baseURL.absoluteString
+            if let cut = base.utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
+                base = String(base[..<cut])
+            }
+            text = [
+                String(Substring(base).trimmingSlashes(leading: false)),
+                PercentEncoding.encodePath(String(Substring(apiPath).trimmingSlashes(leading: true))),
+            ].filter { !$0.isEmpty }.joined(separator: "/")
+        }
+    }
+
+    static func url(prefix: Prefix, path: String, query: Parameters) throws(CourierError) -> URL {
+        let text = try text(prefix: prefix, path: path, query: query, validatingBase: true)
         guard let url = URL(string: text) else {
             throw CourierError(.invalidURL, "\"\(text)\" is not a valid URL.")
         }
@@ -20,9 +46,7 @@ enum URLBuilder {
 
     /// The URL's text, before it is parsed and checked (what the cache's keys are made of: a base
     /// URL that is not http(s) fails when the request is sent, so the key skips that check).
-    static func text(
-        baseURL: URL, apiPath: String, path: String, query: Parameters, validatingBase: Bool
-    ) throws(CourierError) -> String {
+    static func text(prefix: Prefix, path: String, query: Parameters, validatingBase: Bool) throws(CourierError) -> String {
         var pathPart = Substring(path)
         // Searches are on UTF-8 bytes: the separators are ASCII, and Character searches cost
         // grapheme breaking on every request.
@@ -43,17 +67,9 @@ enum URLBuilder {
         } else if schemeEnd != nil {
             throw CourierError(.invalidURL, "The path \"\(path)\" names a scheme other than http or https.")
         } else {
-            if validatingBase { try validate(baseURL, what: "The base URL") }
-            var base = baseURL.absoluteString
-            if let cut = base.utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
-                base = String(base[..<cut])
-            }
-            let parts = [
-                String(Substring(base).trimmingSlashes(leading: false)),
-                PercentEncoding.encodePath(String(Substring(apiPath).trimmingSlashes(leading: true))),
-                PercentEncoding.encodePath(String(pathPart.trimmingSlashes(leading: true, trailing: false))),
-            ]
-            text = parts.filter { !$0.isEmpty }.joined(separator: "/")
+            if validatingBase, let problem = prefix.baseProblem { throw problem }
+            let tail = PercentEncoding.encodePath(String(pathPart.trimmingSlashes(leading: true, trailing: false)))
+            text = prefix.text.isEmpty ? tail : tail.isEmpty ? prefix.text : prefix.text + "/" + tail
         }
         do {
             let encoded = try QueryStringEncoder.encode(query)
@@ -82,7 +98,7 @@ enum URLBuilder {
         return nil
     }
 
-    private static func validate(_ url: URL, what: String) throws(CourierError) {
+    static func validate(_ url: URL, what: String) throws(CourierError) {
         let scheme = url.scheme?.lowercased()
         guard scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else {
             throw CourierError(.invalidURL, "\(what) \"\(url.absoluteString)\" is not an absolute http or https URL with a host.", url: url)

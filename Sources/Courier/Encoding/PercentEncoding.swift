@@ -15,6 +15,7 @@ enum PercentEncoding {
     /// Encodes a URL path: bytes allowed in a path are kept, a valid `%XX` escape is kept as it is,
     /// everything else (spaces, non-ASCII, a stray `%`) is escaped.
     static func encodePath(_ string: String) -> String {
+        if string.utf8.allSatisfy({ isUnreserved($0) || pathExtras.contains($0) }) { return string }
         let bytes = Array(string.utf8)
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
