@@ -10,7 +10,7 @@ swift build --target Crypto >/dev/null
 mkdir -p .build/fuzz/corpus
 # Courier's sources are compiled into the fuzzer with instrumentation; its dependencies (swift-log,
 # swift-crypto and BoringSSL) are linked from the debug build as they are.
-swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name CourierFuzz \
+swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name CourierFuzz -package-name courier \
     -I .build/debug/Modules \
     $(find Sources/Courier -name '*.swift') Fuzz/JSONFuzzTarget.swift \
     .build/debug/Logging.build/*.o \
