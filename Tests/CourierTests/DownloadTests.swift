@@ -89,6 +89,12 @@ import Testing
                 struct Summary: Decodable { var size: Int; var sha256: String }
                 let summary = try JSONDecoder().decode(Summary.self, from: Data(contentsOf: destination))
                 #expect(summary.size == payload.count && summary.sha256 == UploadTests.sha256(payload))
+                // The transport itself wrote the file (bounded memory), not the client after the fact.
+                var wire = try client.transportRequest(for: request)
+                wire.downloadDestination = destination
+                let observer = observingProgress ? TransferObserver(download: { _ in }) : .none
+                let direct = try await transport.send(wire, observer: observer)
+                #expect(direct.bodyFile == destination && direct.body.isEmpty)
             }
         }
     }

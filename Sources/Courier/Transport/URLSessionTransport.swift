@@ -55,8 +55,11 @@ public final class URLSessionTransport: HTTPTransport {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
         }
         let observed = observer.download != nil || (observer.upload != nil && request.bodyLength > 0)
-        if let destination = request.downloadDestination, !observed, request.bodyLength == 0 {
-            return try await downloadThroughAsyncAPI(urlRequest, request: request, to: destination, observer: observer)
+        if let destination = request.downloadDestination {
+            guard observed || request.bodyLength > 0 else {
+                return try await downloadThroughAsyncAPI(urlRequest, request: request, to: destination, observer: observer)
+            }
+            return try await sendThroughDelegate(urlRequest, request: request, observer: observer)
         }
         if !observed, request.maximumResponseSize == nil {
             return try await sendThroughAsyncAPI(urlRequest, request: request)
