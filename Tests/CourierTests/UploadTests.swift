@@ -58,6 +58,11 @@ import Testing
                 let flattened = sinkParts(try await client.send(automatic))
                 #expect(flattened.map { $0["name"]?.stringValue } == ["user[name]", "user[photos][]", "user[photos][]"])
                 #expect(flattened[1]["sha256"]?.stringValue == Self.sha256(contents))
+
+                // A `Request<Data>` upload hands back the raw body, as `Request<Data>` does elsewhere.
+                let raw = try await client.send(Request<Data>.upload("uploads/raw", parts: [.text("a", "b")])).value
+                let summary = try JSONValue.parse(raw)
+                #expect(summary["size"]?.intValue ?? 0 > 0)
             }
         }
     }

@@ -13,7 +13,8 @@ final class URLSessionExchange: Sendable {
         var response: HTTPURLResponse?
         var body = Data()
         var expectedLength: Int64?
-        var uploadReported: Int64 = 0
+        /// Request body bytes sent so far, summed from each callback's own count.
+        var uploadSent: Int64 = 0
         /// The file a 2xx body is written to when the request has a
         /// ``TransportRequest/downloadDestination``.
         var download: PartialDownload?
@@ -104,14 +105,17 @@ final class URLSessionExchange: Sendable {
         }
     }
 
-    func didSend(totalBytesSent: Int64, expected: Int64) {
+    /// Reports `bytes` more of the request body sent. The running total is summed here:
+    /// swift-corelibs-foundation reads its `totalBytesSent` when the delegate queue gets to the
+    /// callback, by which time the whole body may have gone, so every report would say "done".
+    func didSend(bytes: Int64, expected: Int64) {
+        guard bytes > 0 else { return }
         let total = expected > 0 ? expected : request.bodyLength
-        let report: Bool = state.withLock { state in
-            guard totalBytesSent > state.uploadReported else { return false }
-            state.uploadReported = totalBytesSent
-            return true
+        let sent = state.withLock { state in
+            state.uploadSent += bytes
+            return state.uploadSent
         }
-        if report { observer.upload?(TransferProgress(completed: min(totalBytesSent, total), total: total)) }
+        observer.upload?(TransferProgress(completed: min(sent, total), total: total))
     }
 
     func didComplete(error: (any Error)?) {
@@ -125,7 +129,7 @@ final class URLSessionExchange: Sendable {
                 headers: URLSessionTransport.headers(of: response), body: state.body)
             result.bodyFile = state.download?.destination
             defer { state.download = nil }
-            return (result, state.uploadReported, state.download?.written ?? Int64(state.body.count), state.download)
+            return (result, state.uploadSent, state.download?.written ?? Int64(state.body.count), state.download)
         }
         guard let (response, uploaded, received, download) = outcome else {
             return finish(.failure(CourierError(.transport, "The server closed the connection without a response.", url: request.url)))

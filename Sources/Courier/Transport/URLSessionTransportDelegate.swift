@@ -38,7 +38,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
         totalBytesSent: Int64, totalBytesExpectedToSend: Int64
     ) {
-        exchange(for: task)?.didSend(totalBytesSent: totalBytesSent, expected: totalBytesExpectedToSend)
+        exchange(for: task)?.didSend(bytes: bytesSent, expected: totalBytesExpectedToSend)
     }
 
     func urlSession(
