@@ -75,12 +75,13 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         for field in request.headers {
             wire.headers.add(name: field.name, value: field.value)
         }
+        let fence = BodyChunks.fence(on: client.eventLoopGroup)
         if let stream = request.bodyStream {
-            wire.body = .stream(BodyChunks(body: stream, chunkSize: uploadChunkSize, progress: observer.upload), length: .known(stream.length))
+            wire.body = .stream(BodyChunks(body: stream, chunkSize: uploadChunkSize, progress: observer.upload, fence: fence), length: .known(stream.length))
         } else if let body = request.body, !body.isEmpty {
             if let upload = observer.upload {
                 let whole = StreamedBody(segments: [.bytes(body)], contentType: "")
-                wire.body = .stream(BodyChunks(body: whole, chunkSize: uploadChunkSize, progress: upload), length: .known(Int64(body.count)))
+                wire.body = .stream(BodyChunks(body: whole, chunkSize: uploadChunkSize, progress: upload, fence: fence), length: .known(Int64(body.count)))
             } else {
                 wire.body = .bytes(ByteBuffer(data: body))
             }

@@ -38,6 +38,14 @@ public enum UploadProbe {
             configuration.cache = nil
             configuration.timeout = 600
             let client = APIClient(configuration: configuration, transport: transport)
+            // A small upload first, so the figure is what the size of the upload costs, not the
+            // one-time cost of the first request (connection, buffers, code paged in).
+            let warmUp = directory.appendingPathComponent("probe-\(UUID().uuidString).warm")
+            defer { try? FileManager.default.removeItem(at: warmUp) }
+            try writeFile(warmUp, size: 1 << 20)
+            _ = try await client.send(Request<JSONValue>.upload("uploads/raw", parts: [
+                .text("note", "warm-up"), .file("file", warmUp, mimeType: "application/octet-stream"),
+            ]))
             let before = MemoryStatus.read()
             MemoryStatus.resetPeak()
             let start = ContinuousClock.now
