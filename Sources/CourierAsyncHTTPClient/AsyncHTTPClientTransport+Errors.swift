@@ -19,8 +19,14 @@ extension AsyncHTTPClientTransport {
                 return CourierError(.cancelled, "The request was cancelled.", url: url, underlyingError: error)
             case .deadlineExceeded, .readTimeout, .writeTimeout:
                 return CourierError(.timedOut, "\(host) did not respond within \(request.timeout.formattedSeconds) seconds.", url: url, underlyingError: error)
-            case .connectTimeout, .getConnectionFromPoolTimeout:
+            case .connectTimeout:
                 return CourierError(.timedOut, "Connecting to \(host) timed out.", url: url, underlyingError: error)
+            case .getConnectionFromPoolTimeout:
+                return CourierError(
+                    .timedOut,
+                    "No connection to \(host) became free within the connect timeout: every pooled connection was busy. "
+                        + "Send fewer requests at once, or raise maximumConnectionsPerHost or connectTimeout.",
+                    url: url, underlyingError: error)
             case .invalidURL, .emptyHost, .emptyScheme:
                 return CourierError(.invalidURL, "The URL \(url.absoluteString) cannot be loaded.", url: url, underlyingError: error)
             case .remoteConnectionClosed:

@@ -19,7 +19,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     public struct Configuration: Sendable {
         /// Connections kept open to one host (HTTP/1.1).
         public var maximumConnectionsPerHost: Int = 8
-        /// Time allowed to open a connection.
+        /// Time allowed to open a connection, and to wait for a pooled one to become free when
+        /// ``maximumConnectionsPerHost`` are busy.
         public var connectTimeout: Duration = .seconds(10)
         /// Time allowed between two reads of a response; `nil` for no limit besides the request's timeout.
         public var readTimeout: Duration? = .seconds(60)

@@ -7,12 +7,17 @@ struct ServerDatabase: Sendable {
     let path: String
     let isTemporary: Bool
 
-    /// Opens (creating if needed) the database at `path`, or a new temporary file when `nil`.
+    /// Opens (creating if needed) the database at `path`, or a new temporary file when `nil`, in
+    /// WAL mode.
     static func open(path: String?) throws -> ServerDatabase {
         let resolved = path ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("image-store-\(UUID().uuidString).sqlite").path
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
+        // WAL with synchronous=NORMAL: a commit appends to the log without an fsync of its own
+        // (every authenticated request rotates a token, so writes are frequent), and readers do
+        // not wait for writers.
+        configuration.journalMode = .wal
         let queue = try DatabaseQueue(path: resolved, configuration: configuration)
         try migrator.migrate(queue)
         return ServerDatabase(queue: queue, path: resolved, isTemporary: path == nil)

@@ -15,7 +15,12 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
         case .urlSession:
             return try await body(URLSessionTransport())
         case .asyncHTTPClient:
-            let transport = AsyncHTTPClientTransport()
+            // async-http-client bounds the wait for a free pooled connection by the connect timeout;
+            // tests that queue 64–100 requests on a loaded 2-core machine can wait longer than the
+            // default 10 s without anything being wrong.
+            var configuration = AsyncHTTPClientTransport.Configuration()
+            configuration.connectTimeout = .seconds(60)
+            let transport = AsyncHTTPClientTransport(configuration: configuration)
             do {
                 let result = try await body(transport)
                 try await transport.shutdown()
