@@ -37,6 +37,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     public let client: HTTPClient
     private let ownsClient: Bool
     private let uploadChunkSize: Int
+    /// Paces streamed request bodies (see ``BodyChunks``).
+    private let fence: @Sendable () async -> Void
 
     /// Creates a transport with its own `HTTPClient`.
     public init(configuration: Configuration = Configuration()) {
@@ -50,6 +52,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         ownsClient = true
         uploadChunkSize = configuration.uploadChunkSize
+        fence = BodyChunks.fence(on: client.eventLoopGroup)
     }
 
     /// Wraps a client you own and shut down yourself. Give it `redirectConfiguration: .disallow` so
@@ -58,6 +61,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         self.client = client
         ownsClient = false
         self.uploadChunkSize = uploadChunkSize
+        fence = BodyChunks.fence(on: client.eventLoopGroup)
     }
 
     deinit {
@@ -76,7 +80,6 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         for field in request.headers {
             wire.headers.add(name: field.name, value: field.value)
         }
-        let fence = BodyChunks.fence(on: client.eventLoopGroup)
         if let stream = request.bodyStream {
             wire.body = .stream(BodyChunks(body: stream, chunkSize: uploadChunkSize, progress: observer.upload, fence: fence), length: .known(stream.length))
         } else if let body = request.body, !body.isEmpty {

@@ -8,8 +8,7 @@ package enum FileReplacement {
         do {
             if rename(file.path, destination.path) == 0 { return }
             guard errno == EXDEV else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            let beside = destination.deletingLastPathComponent()
-                .appendingPathComponent(".\(destination.lastPathComponent).courier-\(UUID().uuidString).download")
+            let beside = PartialDownload.temporaryFile(beside: destination)
             do {
                 try FileManager.default.copyItem(at: file, to: beside)
                 guard rename(beside.path, destination.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }

@@ -14,8 +14,7 @@ package struct PartialDownload {
 
     /// Creates the temporary file beside `destination`.
     package init(for destination: URL) throws {
-        let temporary = destination.deletingLastPathComponent()
-            .appendingPathComponent(".\(destination.lastPathComponent).courier-\(UUID().uuidString).download")
+        let temporary = Self.temporaryFile(beside: destination)
         guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
             let handle = FileHandle(forWritingAtPath: temporary.path)
         else {
@@ -26,6 +25,12 @@ package struct PartialDownload {
         self.destination = destination
         self.temporary = temporary
         self.handle = handle
+    }
+
+    /// A new hidden file name in `destination`'s folder, so the final rename stays on one file system.
+    package static func temporaryFile(beside destination: URL) -> URL {
+        destination.deletingLastPathComponent()
+            .appendingPathComponent(".\(destination.lastPathComponent).courier-\(UUID().uuidString).download")
     }
 
     /// Appends `bytes` to the file.
