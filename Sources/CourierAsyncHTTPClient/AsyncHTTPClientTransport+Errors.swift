@@ -2,6 +2,8 @@ import AsyncHTTPClient
 import Courier
 import Foundation
 import NIOCore
+import NIOHTTP1
+import NIOHTTPCompression
 import NIOPosix
 
 extension AsyncHTTPClientTransport {
@@ -10,6 +12,19 @@ extension AsyncHTTPClientTransport {
         let url = request.url
         let host = url.hostAndPort
         if let error = error as? CourierError { return error }
+        if error is DeadlineExceeded {
+            return CourierError(.timedOut, "\(host) did not respond in full within \(request.timeout.formattedSeconds) seconds.", url: url, underlyingError: error)
+        }
+        if let malformed = malformedAnswer(error, request: request) { return malformed }
+        if let interrupted = error as? BodyInterrupted {
+            let cause = interrupted.underlying
+            if let error = cause as? CourierError { return error }
+            if cause is CancellationError || (cause as? HTTPClientError) == .cancelled || cause is DeadlineExceeded
+                || (cause as? HTTPClientError) == .deadlineExceeded || (cause as? HTTPClientError) == .readTimeout {
+                return courierError(for: cause, request: request)
+            }
+            return ResponseFraming.truncated(url: url, received: interrupted.received, declared: interrupted.expected, underlyingError: cause)
+        }
         if error is CancellationError {
             return CourierError(.cancelled, "The request was cancelled.", url: url, underlyingError: error)
         }
@@ -30,10 +45,13 @@ extension AsyncHTTPClientTransport {
             case .invalidURL, .emptyHost, .emptyScheme:
                 return CourierError(.invalidURL, "The URL \(url.absoluteString) cannot be loaded.", url: url, underlyingError: error)
             case .remoteConnectionClosed:
-                return CourierError(.transport, "\(host) closed the connection before answering.", url: url, underlyingError: error)
+                return CourierError(.connectionLost, "\(host) closed the connection without answering.", url: url, underlyingError: error)
             default:
                 return CourierError(.transport, "The request to \(host) failed: \(error).", url: url, underlyingError: error)
             }
+        }
+        if let error = error as? IOError, [ECONNRESET, EPIPE].contains(error.errnoCode) {
+            return CourierError(.connectionLost, "\(host) reset the connection without answering.", url: url, underlyingError: error)
         }
         if let reason = connectionFailure(error) {
             return CourierError(
@@ -46,9 +64,36 @@ extension AsyncHTTPClientTransport {
         return CourierError(.transport, "The request to \(host) failed: \(error).", url: url, underlyingError: error)
     }
 
+    /// A malformed answer (broken framing, a header too large, a body that does not decompress or
+    /// decompresses past the limit), wherever it was found; `nil` for other errors.
+    private static func malformedAnswer(_ error: any Error, request: TransportRequest) -> CourierError? {
+        let cause = (error as? BodyInterrupted)?.underlying ?? error
+        let url = request.url
+        let host = url.hostAndPort
+        if let parserError = cause as? HTTPParserError {
+            if case .invalidEOFState = parserError, let interrupted = error as? BodyInterrupted {
+                return ResponseFraming.truncated(url: url, received: interrupted.received, declared: interrupted.expected, underlyingError: cause)
+            }
+            return CourierError(.invalidResponse, "\(host) sent an answer that breaks HTTP's rules (\(parserError)); nothing of it was used.", url: url, underlyingError: cause)
+        }
+        if let decompression = cause as? NIOHTTPDecompression.DecompressionError {
+            if decompression == .limit {
+                return CourierError(
+                    .responseTooLarge,
+                    "The compressed body from \(host) inflates past the decompression limit (maximumDecompressedSize); it was not read further.",
+                    url: url, underlyingError: cause)
+            }
+            return CourierError(.invalidResponse, "The compressed body from \(host) could not be decoded (\(decompression)).", url: url, underlyingError: cause)
+        }
+        if cause is NIOHTTPDecompression.ExtraDecompressionError {
+            return CourierError(.invalidResponse, "The compressed body from \(host) could not be decoded (\(cause)).", url: url, underlyingError: cause)
+        }
+        return nil
+    }
+
     /// The system's words for a failed connection attempt, or `nil` when `error` is not one.
     private static func connectionFailure(_ error: any Error) -> String? {
-        if let error = error as? IOError, [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, ECONNRESET].contains(error.errnoCode) {
+        if let error = error as? IOError, [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH].contains(error.errnoCode) {
             return String(cString: strerror(error.errnoCode)).lowercased()
         }
         if let error = error as? NIOConnectionError {

@@ -28,6 +28,13 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         public var idleTimeout: Duration = .seconds(60)
         /// Size of the pieces a body is streamed in when upload progress is observed.
         public var uploadChunkSize: Int = 64 * 1024
+        /// Whether `gzip` and `deflate` bodies are decoded, as URLSession does; requests that name
+        /// no `Accept-Encoding` then send `Accept-Encoding: gzip, deflate`. On by default.
+        public var decodesCompressedBodies = true
+        /// The largest body decompression may produce (a guard against decompression bombs: a few
+        /// kilobytes of gzip can inflate to gigabytes). A larger one fails with
+        /// ``Courier/CourierError/Kind/responseTooLarge``.
+        public var maximumDecompressedSize: Int = 256 << 20
 
         /// Creates the default configuration.
         public init() {}
@@ -37,6 +44,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     public let client: HTTPClient
     private let ownsClient: Bool
     private let uploadChunkSize: Int
+    /// Whether the client decodes `gzip` and `deflate` bodies.
+    private let decodesCompressedBodies: Bool
     /// Paces streamed request bodies (see ``BodyChunks``).
     private let fence: @Sendable () async -> Void
 
@@ -45,22 +54,30 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         var pool = HTTPClient.Configuration.ConnectionPool(idleTimeout: .init(configuration.idleTimeout))
         pool.concurrentHTTP1ConnectionsPerHostSoftLimit = configuration.maximumConnectionsPerHost
         pool.retryConnectionEstablishment = false  // a refused connection fails now, not at the connect timeout
-        let clientConfiguration = HTTPClient.Configuration(
+        var clientConfiguration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             timeout: .init(connect: .init(configuration.connectTimeout), read: configuration.readTimeout.map { .init($0) }),
             connectionPool: pool)
+        if configuration.decodesCompressedBodies {
+            clientConfiguration.decompression = .enabled(limit: .size(configuration.maximumDecompressedSize))
+        }
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         ownsClient = true
         uploadChunkSize = configuration.uploadChunkSize
+        decodesCompressedBodies = configuration.decodesCompressedBodies
         fence = BodyChunks.fence(on: client.eventLoopGroup)
     }
 
     /// Wraps a client you own and shut down yourself. Give it `redirectConfiguration: .disallow` so
     /// redirects reach ``Courier/APIClient`` and its header rules.
-    public init(client: HTTPClient, uploadChunkSize: Int = 64 * 1024) {
+    /// - Parameter decodesCompressedBodies: pass `true` when `client` was created with
+    ///   `decompression: .enabled(limit: …)`: requests that name no `Accept-Encoding` then send
+    ///   `Accept-Encoding: gzip, deflate`, and a body in another coding fails clearly.
+    public init(client: HTTPClient, uploadChunkSize: Int = 64 * 1024, decodesCompressedBodies: Bool = false) {
         self.client = client
         ownsClient = false
         self.uploadChunkSize = uploadChunkSize
+        self.decodesCompressedBodies = decodesCompressedBodies
         fence = BodyChunks.fence(on: client.eventLoopGroup)
     }
 
@@ -74,11 +91,31 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     /// Sends `request`; returns 3xx responses without following them.
+    ///
+    /// ``Courier/TransportRequest/timeout`` is a deadline for the whole exchange, the body
+    /// included: a server that sends its headers and then stalls fails with
+    /// ``Courier/CourierError/Kind/timedOut``. A body in a content coding the client cannot decode
+    /// (`br`, for example) fails with ``Courier/CourierError/Kind/invalidResponse``.
     public func send(_ request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
+        let wire = wireRequest(for: request, observer: observer)
+        do {
+            return try await Self.withDeadline(seconds: request.timeout) {
+                try await self.exchange(wire, request: request, observer: observer)
+            }
+        } catch {
+            throw Self.courierError(for: error, request: request)
+        }
+    }
+
+    /// The request as async-http-client takes it.
+    private func wireRequest(for request: TransportRequest, observer: TransferObserver) -> HTTPClientRequest {
         var wire = HTTPClientRequest(url: request.url.absoluteString)
         wire.method = .init(rawValue: request.method.rawValue)
         for field in request.headers {
             wire.headers.add(name: field.name, value: field.value)
+        }
+        if decodesCompressedBodies, !request.headers.contains("Accept-Encoding") {
+            wire.headers.add(name: "Accept-Encoding", value: "gzip, deflate")
         }
         if let stream = request.bodyStream {
             wire.body = .stream(BodyChunks(body: stream, chunkSize: uploadChunkSize, progress: observer.upload, fence: fence), length: .known(stream.length))
@@ -90,12 +127,30 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                 wire.body = .bytes(ByteBuffer(data: body))
             }
         }
+        return wire
+    }
+
+    /// Sends the request and reads the whole answer.
+    private func exchange(_ wire: HTTPClientRequest, request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
+        let deadline = NIODeadline.now() + .nanoseconds(Int64(request.timeout * 1_000_000_000))
+        let response = try await client.execute(wire, deadline: deadline)
+        let status = Int(response.status.code)
+        var headers = Self.headers(of: response)
+        let encoded = ResponseFraming.isEncoded(headers)
+        if encoded, decodesCompressedBodies {
+            let coding = headers["Content-Encoding"]?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+            guard ["gzip", "x-gzip", "deflate"].contains(coding) else {
+                throw CourierError(
+                    .invalidResponse,
+                    "\(request.url.hostAndPort) sent a body encoded as \"\(coding)\", which AsyncHTTPClientTransport cannot decode (it decodes gzip and deflate). Use URLSessionTransport, or have the server send gzip.",
+                    url: request.url, statusCode: status, headers: headers)
+            }
+            headers = ResponseFraming.decoded(headers)
+        }
+        let expected = encoded ? nil : try ResponseFraming.declaredLength(headers, url: request.url)
+        var result = TransportResponse(url: request.url, statusCode: status, headers: headers)
         do {
-            let deadline = NIODeadline.now() + .nanoseconds(Int64(request.timeout * 1_000_000_000))
-            let response = try await client.execute(wire, deadline: deadline)
-            let expected = response.headers.first(name: "content-length").flatMap { Int64($0) }
-            if let destination = request.downloadDestination, (200..<300).contains(Int(response.status.code)) {
-                var result = TransportResponse(url: request.url, statusCode: Int(response.status.code), headers: Self.headers(of: response))
+            if let destination = request.downloadDestination, (200..<300).contains(status) {
                 try await write(response.body, to: destination, expected: expected, observer: observer)
                 result.bodyFile = destination
                 return result
@@ -103,11 +158,15 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             if let maximum = request.maximumResponseSize, let expected, expected > maximum {
                 throw CourierError.responseTooLarge(request.url, maximum: maximum, length: expected)
             }
-            let body = try await collect(response.body, expected: expected, request: request, observer: observer)
-            return TransportResponse(url: request.url, statusCode: Int(response.status.code), headers: Self.headers(of: response), body: body)
+            result.body = try await collect(response.body, expected: expected, request: request, observer: observer)
+        } catch let error as BodyInterrupted {
+            throw error
+        } catch let error as CourierError {
+            throw error
         } catch {
-            throw Self.courierError(for: error, request: request)
+            throw BodyInterrupted(underlying: error, received: 0, expected: expected)
         }
+        return result
     }
 
     static func headers(of response: HTTPClientResponse) -> HTTPHeaders {
@@ -118,53 +177,6 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         return headers
     }
 
-    /// Streams a body into a temporary file beside `destination`, then moves it into place; the
-    /// temporary file is removed on failure or cancellation.
-    private func write(_ body: HTTPClientResponse.Body, to destination: URL, expected: Int64?, observer: TransferObserver) async throws {
-        var file = try PartialDownload(for: destination)
-        do {
-            for try await buffer in body {
-                try file.write(buffer.readableBytesView)
-                let received = file.written
-                if received != expected {
-                    observer.download?(TransferProgress(completed: received, total: expected.flatMap { $0 >= received ? $0 : nil }))
-                }
-            }
-        } catch {
-            file.discard()
-            throw error
-        }
-        observer.download?(TransferProgress(completed: file.written, total: file.written))
-        try file.commit()
-    }
-
-    private func collect(
-        _ body: HTTPClientResponse.Body, expected: Int64?, request: TransportRequest, observer: TransferObserver
-    ) async throws -> Data {
-        let maximum = request.maximumResponseSize
-        guard let download = observer.download else {
-            do {
-                var buffer = try await body.collect(upTo: maximum.map { Int(clamping: $0) } ?? Int.max)
-                return buffer.readData(length: buffer.readableBytes) ?? Data()
-            } catch is NIOTooManyBytesError {
-                throw CourierError.responseTooLarge(request.url, maximum: maximum ?? 0, length: nil)
-            }
-        }
-        var data = Data()
-        if let expected, expected < 1 << 30 { data.reserveCapacity(Int(expected)) }
-        for try await buffer in body {
-            data.append(contentsOf: buffer.readableBytesView)
-            let received = Int64(data.count)
-            if let maximum, received > maximum {
-                throw CourierError.responseTooLarge(request.url, maximum: maximum, length: nil)
-            }
-            if received != expected {
-                download(TransferProgress(completed: received, total: expected.flatMap { $0 >= received ? $0 : nil }))
-            }
-        }
-        download(TransferProgress(completed: Int64(data.count), total: Int64(data.count)))
-        return data
-    }
 }
 
 extension TimeAmount {

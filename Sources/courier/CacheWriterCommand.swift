@@ -16,6 +16,7 @@ struct CacheWriterCommand: ParsableCommand {
     var keys = 16
 
     func run() throws {
+        ParentWatch.start()
         let cache = ResponseCache(directory: URL(fileURLWithPath: directory), memoryCapacity: 0)
         var generation = 0
         while true {

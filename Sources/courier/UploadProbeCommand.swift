@@ -18,6 +18,7 @@ struct UploadProbeCommand: AsyncParsableCommand {
     var directory = FileManager.default.temporaryDirectory.path
 
     func run() async throws {
+        ParentWatch.start()
         let result = try await UploadProbe.run(
             size: Int64(megabytes) << 20, transport: transport, directory: URL(fileURLWithPath: directory))
         print(result)

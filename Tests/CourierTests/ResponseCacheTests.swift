@@ -163,12 +163,15 @@ import Testing
             process.executableURL = executable
             process.arguments = ["cache-writer", "--directory", directory.url.path]
             let output = Pipe()
+            let input = Pipe()  // held open: the writer exits when it reads end-of-file (its parent is gone)
             process.standardOutput = output
+            process.standardInput = input
             try process.run()
             _ = try output.fileHandleForReading.read(upToCount: 6)  // "ready\n": it is writing now
             try await Task.sleep(for: .microseconds(Int.random(in: 0...20_000)))  // the random moment, not synchronisation
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
+            withExtendedLifetime(input) {}
             if process.terminationReason == .uncaughtSignal { kills += 1 }
         }
         #expect(kills == 200)

@@ -147,19 +147,14 @@ import Testing
     /// The 200 MB upload runs in a `courier upload-probe` process of its own, so no other test's
     /// allocations move its peak memory.
     @Test(arguments: TransportKind.allCases)
-    func a200MegabyteUploadFromAFileStaysUnder64MegabytesOfMemory(kind: TransportKind) throws {
-        let executable = try courierExecutable()
+    func a200MegabyteUploadFromAFileStaysUnder64MegabytesOfMemory(kind: TransportKind) async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["upload-probe", "--megabytes", "200", "--transport", kind == .urlSession ? "urlsession" : "ahc", "--directory", directory.url.path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text)")
+        let outcome = try await ChildProcess.run(
+            courier: ["upload-probe", "--megabytes", "200", "--transport", kind == .urlSession ? "urlsession" : "ahc", "--directory", directory.url.path],
+            within: .seconds(600))
+        let text = outcome.output
+        #expect(outcome.succeeded, "\(outcome)")
         #expect(text.contains("intact=true"), "\(text)")
         let growth = text.split(separator: " ").first { $0.hasPrefix("rss-growth-mb=") }.flatMap { Double($0.dropFirst("rss-growth-mb=".count)) }
         let measured = try #require(growth, "\(text)")

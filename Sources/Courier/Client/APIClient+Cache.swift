@@ -66,7 +66,7 @@ extension APIClient {
                 plan.cache.removeAll(scope: plan.key.scope, pathDigest: CacheKey.pathDigest(of: trimmed))
             }
         }
-        guard plan.saves, response.isCacheable,
+        guard plan.saves, response.statusCode != 304, response.isCacheable,
               (authentication?.cacheScope ?? CacheKey.publicScope) == plan.key.scope
         else { return }
         plan.cache.store(CachedResponse(response), for: plan.key)

@@ -65,7 +65,9 @@ extension APIClient {
                         throw rejected(response, by: rejection)
                     }
                 }
-                try validateStatus(response, method: wire.method)
+                if !response.answersCallersOwnCondition(wire, revalidating: request.revalidating != nil) {
+                    try validateStatus(response, method: wire.method)
+                }
                 return (response, wire)
             }
         } catch {
@@ -141,6 +143,7 @@ extension APIClient {
         }
     }
 
+    /// Decodes a response into the request's value type.
     func decode<Value>(
         _ response: TransportResponse, for request: Request<Value>, id: RequestID, start: ContinuousClock.Instant,
         source: ResponseSource
@@ -161,5 +164,15 @@ extension APIClient {
         return Response(
             value: value, statusCode: response.statusCode, headers: response.headers, data: response.body,
             url: response.url, source: source, requestID: id, duration: ContinuousClock.now - start)
+    }
+}
+
+extension TransportResponse {
+    /// Whether this is a 304 to a conditional request the caller made itself (its own
+    /// `If-None-Match` or `If-Modified-Since`, not Courier's revalidation of a cached entry): the
+    /// caller asked "has it changed?", and "no" is an answer, not an error. Its body is empty.
+    func answersCallersOwnCondition(_ request: TransportRequest, revalidating: Bool) -> Bool {
+        statusCode == 304 && !revalidating
+            && (request.headers.contains("If-None-Match") || request.headers.contains("If-Modified-Since"))
     }
 }

@@ -18,15 +18,16 @@ public final class RequestTask: Sendable {
     }
 
     /// Cancels the request. Unless its callback has already been scheduled, the callback then runs
-    /// once, with a ``CourierError/Kind/cancelled`` error.
+    /// once, with a ``CourierError/Kind/cancelled`` error. Safe from any thread at any moment,
+    /// the main thread included: it never waits for the transport.
     public func cancel() {
         let (task, report): (Task<Void, Never>?, Bool) = state.withLock { state in
             state.cancelled = true
             defer { state.finished = true }
             return (state.task, !state.finished)
         }
-        task?.cancel()
         if report { reportCancellation() }
+        task?.cancel()
     }
 
     /// Whether ``cancel()`` was called.

@@ -5,6 +5,8 @@ extension CourierError {
         case .notConnectedToInternet: return .offline
         case .timedOut: return .timedOut
         case .cannotConnect: return .cannotConnect
+        case .connectionLost: return .connectionLost
+        case .invalidResponse: return .invalidResponse
         case .cancelled: return .cancelled
         case .invalidURL, .encodingFailed: return .invalidRequest
         case .decodingFailed: return .decodingFailed(keyPath: keyPath)
@@ -29,6 +31,8 @@ extension CourierError {
         case .offline: "Please check your internet connection."
         case .timedOut: "The server is not responding. Please try again later."
         case .cannotConnect: "The server cannot be reached. Please try again later."
+        case .connectionLost: "The connection was interrupted before the answer arrived. Please try again."
+        case .invalidResponse: "The server sent an answer that could not be read. Please try again later."
         case .cancelled: "The request was cancelled."
         case .unauthorized: "Please sign in again."
         case .forbidden: "You are not allowed to do this."

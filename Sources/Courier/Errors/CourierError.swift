@@ -18,6 +18,13 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         case timedOut
         /// The device has no network connection.
         case notConnectedToInternet
+        /// The connection broke after it was made: the server closed or reset it before the whole
+        /// response arrived (a body shorter than its `Content-Length`, a reset mid-body, a close
+        /// before any answer). The server was reached; what it sent is not used.
+        case connectionLost
+        /// The server's answer broke HTTP's rules: conflicting `Content-Length` headers, a malformed
+        /// chunk, a header too large to read, a body in an encoding the transport cannot decode.
+        case invalidResponse
         /// The request was cancelled.
         case cancelled
         /// The server answered with a status outside the acceptable range.

@@ -7,6 +7,10 @@ public enum ErrorClassification: Sendable, Hashable {
     case timedOut
     /// The host refused the connection or could not be found.
     case cannotConnect
+    /// The connection broke before the whole response arrived.
+    case connectionLost
+    /// The server's answer was malformed (broken framing, an unreadable encoding).
+    case invalidResponse
     /// The request was cancelled.
     case cancelled
     /// 401: the user must sign in again.

@@ -6,12 +6,17 @@ import FoundationNetworking
 /// The state of one request on ``URLSessionTransport``: the body received so far (in memory, or
 /// for a download with a 2xx status in a file beside its destination), progress, and the
 /// continuation to resume exactly once.
+///
+/// The caller's continuation can be resumed before the `URLSessionTask` has ended (a cancellation
+/// answers at once). Whatever the task still uses, such as a temporary copy of the body on Apple
+/// platforms, is released only in ``taskDidComplete(error:)``, when URLSession is done with it.
 final class URLSessionExchange: Sendable {
     private struct State {
         var continuation: CheckedContinuation<TransportResponse, any Error>?
         var result: Result<TransportResponse, any Error>?
         var response: HTTPURLResponse?
         var body = Data()
+        var received: Int64 = 0
         var expectedLength: Int64?
         /// Request body bytes sent so far, summed from each callback's own count.
         var uploadSent: Int64 = 0
@@ -24,11 +29,17 @@ final class URLSessionExchange: Sendable {
     let observer: TransferObserver
     /// Stops the task (a body over ``TransportRequest/maximumResponseSize``).
     let cancelTask: @Sendable () -> Void
+    /// A temporary copy of the body the task reads (Apple platforms), removed once it has ended.
+    let spooledBody: URL?
     private let state = Locked(State())
 
-    init(request: TransportRequest, observer: TransferObserver, cancelTask: @escaping @Sendable () -> Void = {}) {
+    init(
+        request: TransportRequest, observer: TransferObserver, spooledBody: URL? = nil,
+        cancelTask: @escaping @Sendable () -> Void = {}
+    ) {
         self.request = request
         self.observer = observer
+        self.spooledBody = spooledBody
         self.cancelTask = cancelTask
     }
 
@@ -72,8 +83,11 @@ final class URLSessionExchange: Sendable {
         }
         let ended = state.withLock { state in
             state.response = response
+            state.body = Data()
+            state.received = 0
             state.expectedLength = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
             guard state.result == nil else { return true }
+            state.download?.discard()
             state.download = download
             return false
         }
@@ -85,22 +99,23 @@ final class URLSessionExchange: Sendable {
 
     /// Appends a piece of the body (to the download file, if there is one) and reports progress.
     func didReceive(_ data: Data) {
-        let outcome: Result<TransferProgress, any Error> = state.withLock { state in
-            let received: Int64
+        let outcome: Result<TransferProgress?, any Error> = state.withLock { state in
+            guard state.result == nil else { return .success(nil) }
+            let received = state.received + Int64(data.count)
             if state.download != nil {
                 do { try state.download?.write(data) } catch { return .failure(error) }
-                received = state.download?.written ?? 0
             } else {
-                received = Int64(state.body.count + data.count)
                 if let maximum = request.maximumResponseSize, received > maximum {
                     return .failure(CourierError.responseTooLarge(request.url, maximum: maximum, length: received))
                 }
                 state.body.append(data)
             }
+            state.received = received
             return .success(TransferProgress(completed: received, total: state.expectedLength.flatMap { $0 >= received ? $0 : nil }))
         }
         switch outcome {
-        case .success(let progress): if progress.total != progress.completed { observer.download?(progress) }
+        case .success(let progress?): if progress.total != progress.completed { observer.download?(progress) }
+        case .success(nil): break
         case .failure(let error): abandon(with: error)
         }
     }
@@ -118,22 +133,48 @@ final class URLSessionExchange: Sendable {
         observer.upload?(TransferProgress(completed: min(sent, total), total: total))
     }
 
-    func didComplete(error: (any Error)?) {
+    /// The task has ended: URLSession no longer reads the body or calls back for it. Finishes the
+    /// exchange if nothing did before, then releases what the task used.
+    func taskDidComplete(error: (any Error)?) {
         if let error {
-            return finish(.failure(URLSessionTransport.courierError(for: error, request: request)))
+            finish(.failure(classify(error)))
+        } else {
+            completeWithReceivedResponse()
         }
-        let outcome: (TransportResponse, Int64, Int64, PartialDownload?)? = state.withLock { state in
+        if let spooledBody { try? FileManager.default.removeItem(at: spooledBody) }
+    }
+
+    /// Ends the exchange with the response received so far, as a whole response: when the task
+    /// completed, or when URLSession raises an authentication challenge after a 401 (the response
+    /// has fully arrived by then, and the caller gets it instead of a challenge it cannot answer).
+    func completeWithReceivedResponse() {
+        let outcome: (TransportResponse, Int64, PartialDownload?)? = state.withLock { state in
             guard let response = state.response, state.result == nil else { return nil }
             var result = TransportResponse(
                 url: response.url ?? request.url, statusCode: response.statusCode,
                 headers: URLSessionTransport.headers(of: response), body: state.body)
             result.bodyFile = state.download?.destination
             defer { state.download = nil }
-            return (result, state.uploadSent, state.download?.written ?? Int64(state.body.count), state.download)
+            return (result, state.uploadSent, state.download)
         }
-        guard let (response, uploaded, received, download) = outcome else {
-            return finish(.failure(CourierError(.transport, "The server closed the connection without a response.", url: request.url)))
+        guard let (arrived, uploaded, download) = outcome else {
+            let answered = state.withLock { $0.response != nil || $0.result != nil }
+            if !answered {
+                finish(.failure(CourierError(
+                    .connectionLost, "\(request.url.hostAndPort) closed the connection without answering.", url: request.url)))
+            }
+            return
         }
+        var response = arrived
+        let received = download?.written ?? Int64(response.body.count)
+        do {
+            try ResponseFraming.check(
+                received: received, headers: response.headers, statusCode: response.statusCode, method: request.method, url: request.url)
+        } catch {
+            download?.discard()
+            return finish(.failure(error))
+        }
+        response.headers = ResponseFraming.decoded(response.headers)
         do {
             try download?.commit()
         } catch {
@@ -145,5 +186,31 @@ final class URLSessionExchange: Sendable {
         }
         observer.download?(TransferProgress(completed: received, total: received))
         finish(.success(response))
+    }
+
+    /// The user's challenge handler supplied a credential: URLSession sends the request again, so
+    /// what arrived of the first answer is forgotten.
+    func restart() {
+        state.withLock { state in
+            state.response = nil
+            state.body = Data()
+            state.received = 0
+        }
+    }
+
+    /// A new stream over the request body, for when libcurl rewinds it (a reused connection that
+    /// closed before the request went out); `nil` when the body is not streamed.
+    func makeBodyStream() -> InputStream? {
+        #if canImport(FoundationNetworking)
+        return request.bodyStream.map { StreamedBodyInputStream($0) }
+        #else
+        return nil
+        #endif
+    }
+
+    /// A failure of the task, classified with what had arrived before it.
+    private func classify(_ error: any Error) -> CourierError {
+        let (headReceived, received, expected) = state.withLock { ($0.response != nil, $0.received, $0.expectedLength) }
+        return URLSessionTransport.courierError(for: error, request: request, headReceived: headReceived, received: received, expected: expected)
     }
 }

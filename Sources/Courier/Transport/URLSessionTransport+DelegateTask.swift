@@ -1,27 +1,45 @@
+import Dispatch
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
 extension URLSessionTransport {
-    /// Runs the request as a delegate-driven task, so each piece of the body is reported as it
-    /// arrives. A download runs as a data task too, its body written to a file beside the
-    /// destination piece by piece: swift-corelibs-foundation reports a download task's progress
-    /// only now and then.
+    /// Runs the request as a task driven by the session's delegate, so each piece of the body is
+    /// reported as it arrives and a download is written to a file beside its destination piece by
+    /// piece.
+    ///
+    /// Cancellation answers the caller at once and asks URLSession to stop the task from another
+    /// queue: `URLSessionTask.cancel()` may wait for the session's work queue, which must never
+    /// wait on the Swift task whose cancellation handler is running (a deadlock seen with
+    /// Foundation's own `data(for:)` when a cancellation races the completion).
     func sendThroughDelegate(_ urlRequest: URLRequest, request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
-        var bodyFile: URL?
-        defer { bodyFile.map { try? FileManager.default.removeItem(at: $0) } }
+        var urlRequest = urlRequest
         let task: URLSessionTask
+        var spooled: URL?
         if let stream = request.bodyStream {
-            task = session.uploadTask(with: urlRequest, fromFile: try Self.spool(stream, into: &bodyFile))
+            #if canImport(FoundationNetworking)
+            if stream.length <= Self.inMemoryStreamLimit {
+                task = session.uploadTask(with: urlRequest, from: try Self.collect(stream))
+            } else {
+                // corelibs cannot tell libcurl a stream's length, so libcurl sends it chunked.
+                urlRequest.setValue(nil, forHTTPHeaderField: "Content-Length")
+                urlRequest.httpBodyStream = StreamedBodyInputStream(stream)
+                task = session.dataTask(with: urlRequest)
+            }
+            #else
+            let file = try Self.spool(stream)
+            spooled = file
+            task = session.uploadTask(with: urlRequest, fromFile: file)
+            #endif
         } else if let body = request.body, !body.isEmpty {
             task = session.uploadTask(with: urlRequest, from: body)
         } else {
             task = session.dataTask(with: urlRequest)
         }
-        let exchange = URLSessionExchange(request: request, observer: observer) { [weak task] in task?.cancel() }
+        let cancel = Self.cancellation(of: task)
+        let exchange = URLSessionExchange(request: request, observer: observer, spooledBody: spooled, cancelTask: cancel)
         delegate.register(exchange, for: task)
-        defer { delegate.unregister(task) }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 exchange.attach(continuation)
@@ -29,7 +47,43 @@ extension URLSessionTransport {
             }
         } onCancel: {
             exchange.finish(.failure(CourierError.cancelled(request.url)))
-            task.cancel()
+            cancel()
         }
     }
+
+    /// Cancels `task` from a queue of its own, never from the caller's thread.
+    private static func cancellation(of task: URLSessionTask) -> @Sendable () -> Void {
+        return { cancellationQueue.async { task.cancel() } }
+    }
+
+    /// Where tasks are cancelled.
+    private static let cancellationQueue = DispatchQueue(label: "Courier.URLSessionTransport.cancel")
+
+    #if canImport(FoundationNetworking)
+    /// Streamed bodies up to this size are read into memory and sent with their `Content-Length`;
+    /// larger ones go as an `InputStream`, which libcurl sends with chunked transfer encoding.
+    static let inMemoryStreamLimit: Int64 = 4 << 20
+
+    /// The whole of a streamed body, for a small upload.
+    static func collect(_ body: StreamedBody) throws -> Data {
+        do {
+            return try body.collect()
+        } catch {
+            throw CourierError(.encodingFailed, "The upload body could not be read: \(error.localizedDescription)", underlyingError: error)
+        }
+    }
+    #else
+    /// Writes a streamed body to a temporary file for `uploadTask(with:fromFile:)`; the exchange
+    /// removes it once the task has ended.
+    static func spool(_ body: StreamedBody) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-upload-\(UUID().uuidString)")
+        do {
+            try body.write(to: url)
+        } catch {
+            try? FileManager.default.removeItem(at: url)
+            throw CourierError(.encodingFailed, "The upload body could not be prepared: \(error.localizedDescription)", underlyingError: error)
+        }
+        return url
+    }
+    #endif
 }

@@ -8,26 +8,39 @@ import FoundationNetworking
 /// One `URLSession` serves every request of a transport; ``shared`` is the process-wide instance
 /// that ``APIClient`` uses by default. Foundation's `URLCache` is switched off: Courier keeps its
 /// own cache. The session's delegate refuses redirects, so ``APIClient`` follows them with its own
-/// header rules, and reports upload and download progress.
+/// header rules, reports upload and download progress, and answers authentication challenges.
 public final class URLSessionTransport: HTTPTransport {
     /// The transport ``APIClient`` uses when none is given.
     public static let shared = URLSessionTransport()
+
+    /// Answers an authentication challenge: return the disposition and credential to use, or
+    /// `nil` for Courier's default. By default a server-trust challenge (TLS) gets the system's
+    /// handling, and an HTTP authentication challenge (a 401 with `WWW-Authenticate`) is refused
+    /// and the 401 returned as the response, with its body, as on every transport; Courier's
+    /// ``Authenticator`` and credential headers then take over. Answer `.useCredential` to let
+    /// URLSession send the request again with that credential.
+    public typealias ChallengeHandler = @Sendable (URLAuthenticationChallenge) -> (URLSession.AuthChallengeDisposition, URLCredential?)?
 
     /// The session requests run on. It is invalidated when the transport is freed.
     public let session: URLSession
     let delegate: URLSessionTransportDelegate
 
     /// Creates a transport with its own session built from `configuration` (with caching removed).
-    public init(configuration: URLSessionConfiguration = .default) {
-        let configuration = configuration.copy() as! URLSessionConfiguration
+    /// - Parameter challengeHandler: answers authentication challenges; `nil` for the default
+    ///   described at ``ChallengeHandler``.
+    public init(configuration: URLSessionConfiguration = .default, challengeHandler: ChallengeHandler? = nil) {
+        let configuration = configuration.copy() as? URLSessionConfiguration ?? .default
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         let queue = OperationQueue()
         queue.name = "Courier.URLSessionTransport"
         queue.maxConcurrentOperationCount = 1
-        delegate = URLSessionTransportDelegate()
+        delegate = URLSessionTransportDelegate(challengeHandler: challengeHandler)
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
     }
+
+    /// Requests whose URLSession task has not yet reported its completion.
+    package var pendingTasks: Int { delegate.pending }
 
     deinit {
         session.finishTasksAndInvalidate()
@@ -35,16 +48,22 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// Sends `request` on the session; returns 3xx responses without following them.
     ///
-    /// Without progress observers the request runs through `URLSession`'s async API, which hands
-    /// back the response without a hop through the delegate queue; with one, a task driven by the
-    /// session's delegate reports each piece of the body as it is sent or arrives. (A per-task
-    /// delegate is not used: swift-corelibs-foundation may register the task before the delegate
-    /// is attached, and then reports nothing.) A download goes through `download(for:)` when it has
-    /// neither a body to send nor progress to report.
+    /// Every request runs as a task driven by the session's delegate (not Foundation's `async`
+    /// methods, whose cancellation can deadlock against a completing request on Linux), which
+    /// reports each piece of the body as it is sent or arrives. On Linux a streamed body
+    /// (multipart with files) is never given to URLSession as a file, since swift-corelibs-foundation
+    /// can crash when a file-backed upload is cancelled: up to 4 MiB it is sent from memory with its
+    /// `Content-Length`; past that it is read a chunk at a time through an `InputStream`, which
+    /// libcurl sends with chunked transfer encoding (corelibs cannot pass a stream's length on).
     ///
     /// ``TransportRequest/timeout`` becomes the `URLRequest`'s timeout: an idle timeout, the time
     /// the request may go without sending or receiving anything. swift-corelibs-foundation counts it
     /// in whole seconds, so on Linux a fractional timeout is rounded up to the next second.
+    ///
+    /// Compressed bodies (`gzip`, `deflate`, and `br` where libcurl has it) are decoded by
+    /// URLSession; the response then carries neither `Content-Encoding` nor `Content-Length`. A body
+    /// that contradicts its `Content-Length`, or two `Content-Length` headers that disagree, fail
+    /// the request.
     public func send(_ request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
         if Task.isCancelled { throw CourierError.cancelled(request.url) }
         var urlRequest = URLRequest(url: request.url)
@@ -53,16 +72,6 @@ public final class URLSessionTransport: HTTPTransport {
         urlRequest.httpMethod = request.method.rawValue
         for field in request.headers {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
-        }
-        let observed = observer.download != nil || (observer.upload != nil && request.bodyLength > 0)
-        if let destination = request.downloadDestination {
-            guard observed || request.bodyLength > 0 else {
-                return try await downloadThroughAsyncAPI(urlRequest, request: request, to: destination, observer: observer)
-            }
-            return try await sendThroughDelegate(urlRequest, request: request, observer: observer)
-        }
-        if !observed, request.maximumResponseSize == nil {
-            return try await sendThroughAsyncAPI(urlRequest, request: request)
         }
         return try await sendThroughDelegate(urlRequest, request: request, observer: observer)
     }

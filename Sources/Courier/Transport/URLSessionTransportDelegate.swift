@@ -3,17 +3,22 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The session delegate of ``URLSessionTransport``: routes each callback to its task's exchange.
+/// The session delegate of ``URLSessionTransport``: routes each callback to its task's exchange,
+/// which stays registered until URLSession says the task has completed.
 final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private let exchanges = Locked<[Int: URLSessionExchange]>([:])
+    private let challengeHandler: URLSessionTransport.ChallengeHandler?
+
+    init(challengeHandler: URLSessionTransport.ChallengeHandler?) {
+        self.challengeHandler = challengeHandler
+    }
 
     func register(_ exchange: URLSessionExchange, for task: URLSessionTask) {
         exchanges.withLock { $0[task.taskIdentifier] = exchange }
     }
 
-    func unregister(_ task: URLSessionTask) {
-        _ = exchanges.withLock { $0.removeValue(forKey: task.taskIdentifier) }
-    }
+    /// Exchanges whose task has not completed yet.
+    var pending: Int { exchanges.withLock { $0.count } }
 
     private func exchange(for task: URLSessionTask) -> URLSessionExchange? {
         exchanges.withLock { $0[task.taskIdentifier] }
@@ -48,7 +53,39 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         completionHandler(nil)  // APIClient follows redirects itself, with its header rules
     }
 
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+    ) {
+        nonisolated(unsafe) let stream = exchange(for: task)?.makeBodyStream()
+        completionHandler(stream)
+    }
+
+    /// A challenge the user's ``URLSessionTransport/ChallengeHandler`` does not answer: server
+    /// trust gets the system's default handling; HTTP authentication (a 401 with
+    /// `WWW-Authenticate`, which swift-corelibs-foundation raises only once the whole 401 has
+    /// arrived) is refused and the 401 handed back as the response, as every other status is.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        let exchange = exchange(for: task)
+        if let (disposition, credential) = challengeHandler?(challenge) {
+            if disposition == .useCredential, credential != nil { exchange?.restart() }
+            return completionHandler(disposition, credential)
+        }
+        #if canImport(FoundationNetworking)
+        // swift-corelibs-foundation raises HTTP authentication challenges only (no server trust).
+        exchange?.completeWithReceivedResponse()
+        completionHandler(.cancelAuthenticationChallenge, nil)
+        #else
+        // On Apple platforms the challenge comes before the 401's body, and default handling
+        // without a stored credential delivers the 401; server trust gets the system's checks.
+        completionHandler(.performDefaultHandling, nil)
+        #endif
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        exchange(for: task)?.didComplete(error: error)
+        let exchange = exchanges.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+        exchange?.taskDidComplete(error: error)
     }
 }

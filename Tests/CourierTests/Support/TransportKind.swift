@@ -9,6 +9,9 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
 
     var testDescription: String { rawValue }
 
+    /// The name `courier --transport` takes.
+    var commandLineName: String { self == .urlSession ? "urlsession" : "ahc" }
+
     /// Runs `body` with a new transport of this kind, shutting it down afterwards.
     func with<T>(_ body: (any HTTPTransport) async throws -> T) async throws -> T {
         switch self {

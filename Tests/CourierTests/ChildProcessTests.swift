@@ -1,0 +1,88 @@
+import Courier
+import CourierDemo
+import Foundation
+import Testing
+
+/// Helper processes die with their parent, so a crashed test runner never leaves one holding its
+/// pipes open (which used to make `swift test` wait forever).
+struct ChildProcessTests {
+    /// bash stands in for a test runner that dies: it starts `courier cache-writer` with standard
+    /// input on a pipe only bash holds, prints the writer's process id, and waits. The writer's
+    /// standard output is this test's pipe, so end-of-file on it means the writer has exited.
+    @Test func aHelperExitsWhenItsParentIsKilled() async throws {
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        let parent = Process()
+        parent.executableURL = URL(fileURLWithPath: "/bin/bash")
+        parent.arguments = [
+            "-c", #"exec 3> >(exec "$0" cache-writer --directory "$1"); echo "$!"; exec sleep 600"#,
+            try courierExecutable().path, directory.url.path,
+        ]
+        let output = Pipe()
+        parent.standardOutput = output
+        parent.standardInput = Pipe()
+        try parent.run()
+        let reader = PipeReader(output.fileHandleForReading)
+        #expect(await reader.waitFor("ready\n", within: .seconds(120)), "the writer did not start: \(reader.text)")
+        let writer = try #require(reader.text.split(separator: "\n").first.flatMap { pid_t($0) }, "\(reader.text)")
+        #expect(kill(writer, 0) == 0)
+
+        kill(parent.processIdentifier, SIGKILL)
+        parent.waitUntilExit()
+        #expect(await reader.waitForEnd(within: .seconds(10)), "the writer outlived its parent")
+        let state = (try? String(contentsOfFile: "/proc/\(writer)/stat", encoding: .utf8))?.split(separator: " ").dropFirst(2).first
+        #expect(state == nil || state == "Z", "writer \(writer) is still running: state \(state ?? "?")")
+        if state != nil && state != "Z" { kill(writer, SIGKILL) }
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own.
+private final class PipeReader: Sendable {
+    private let collected = Locked("")
+    private let changed = Locked<[AsyncEvent]>([])
+    private let ended = AsyncEvent()
+
+    init(_ handle: FileHandle) {
+        let thread = Thread { [self] in
+            while case let data = handle.availableData, !data.isEmpty {  // what has arrived; empty at end-of-file
+                collected.withLock { $0 += String(decoding: data, as: UTF8.self) }
+                for event in changed.withLock({ events in defer { events = [] }; return events }) { event.signal() }
+            }
+            ended.signal()
+            for event in changed.withLock({ events in defer { events = [] }; return events }) { event.signal() }
+        }
+        thread.start()
+    }
+
+    var text: String { collected.withLock { $0 } }
+
+    /// Whether `marker` arrived within `limit`.
+    func waitFor(_ marker: String, within limit: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while !text.contains(marker) {
+            if ended.hasFired || ContinuousClock.now >= deadline { return text.contains(marker) }
+            let event = AsyncEvent()
+            changed.withLock { $0.append(event) }
+            if text.contains(marker) || ended.hasFired { continue }
+            _ = await Self.wait(event, until: deadline)
+        }
+        return true
+    }
+
+    /// Whether the pipe reached end-of-file within `limit`.
+    func waitForEnd(within limit: Duration) async -> Bool {
+        await Self.wait(ended, until: ContinuousClock.now + limit)
+    }
+
+    /// Waits for `event` until `deadline`; whether it happened.
+    private static func wait(_ event: AsyncEvent, until deadline: ContinuousClock.Instant) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await event.wait(); return true }
+            group.addTask { try? await Task.sleep(until: deadline); return false }  // a time limit, not synchronisation
+            let first = await group.next() ?? false
+            group.cancelAll()
+            if !first { event.signal() }  // releases the waiting child task
+            return first
+        }
+    }
+}

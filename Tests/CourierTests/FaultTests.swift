@@ -1,0 +1,255 @@
+import Courier
+import CourierAsyncHTTPClient
+import Foundation
+import Testing
+
+/// What each transport does with a server that breaks the rules, against a ``HostileServer`` on
+/// 127.0.0.1: every case ends in a typed ``CourierError`` or the right value, never a crash or a
+/// hang, and a partial body is never stored in the cache.
+struct FaultTests {
+    /// Sends `request` to a new hostile server running `behaviour`, on a new transport of `kind`.
+    static func send<Value>(
+        _ request: Request<Value>, on kind: TransportKind, timeout: TimeInterval = 2,
+        asyncHTTPClient: AsyncHTTPClientTransport.Configuration = .init(),
+        configure: (inout ClientConfiguration) -> Void = { _ in },
+        _ behaviour: @escaping @Sendable (HostileConnection) -> Void
+    ) async throws -> Result<Response<Value>, CourierError> {
+        let server = try HostileServer(behaviour)
+        defer { server.stop() }
+        let transport: any HTTPTransport = kind == .urlSession ? URLSessionTransport() : AsyncHTTPClientTransport(configuration: asyncHTTPClient)
+        defer { if let ahc = transport as? AsyncHTTPClientTransport { Task { try? await ahc.shutdown() } } }
+        var configuration = ClientConfiguration(baseURL: server.baseURL)
+        configuration.cache = nil
+        configuration.errorPresenter = nil
+        configuration.timeout = timeout
+        configure(&configuration)
+        let client = APIClient(configuration: configuration, transport: transport)
+        do throws(CourierError) {
+            return .success(try await client.send(request))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The error of a result that must have failed.
+    static func failure<Value>(_ result: Result<Response<Value>, CourierError>, sourceLocation: SourceLocation = #_sourceLocation) throws -> CourierError {
+        switch result {
+        case .success(let response):
+            Issue.record("expected an error, got \(response.statusCode) with \(response.data.count) bytes", sourceLocation: sourceLocation)
+            throw CancellationError()
+        case .failure(let error):
+            return error
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aStallAfterTheHeadersTimesOut(kind: TransportKind) async throws {
+        let result = try await Self.send(Request<Data>(.get, "stall"), on: kind, timeout: 1) { connection in
+            connection.readHead()
+            connection.write("HTTP/1.1 200 OK\r\nContent-Length: 100\r\nContent-Type: text/plain\r\n\r\nabc")
+            connection.holdStill()
+        }
+        let error = try Self.failure(result)
+        #expect(error.kind == .timedOut, "\(error)")
+        #expect(error.classification == .timedOut)
+    }
+
+    /// The partial body is neither returned nor stored in the cache.
+    @Test(arguments: TransportKind.allCases)
+    func aBodyShorterThanItsContentLengthIsALostConnection(kind: TransportKind) async throws {
+        try await withTemporaryCache { cache, directory in
+            let result = try await Self.send(Request<Data>(.get, "short", cache: .both), on: kind, configure: { $0.cache = cache }) { connection in
+                connection.readHead()
+                connection.write("HTTP/1.1 200 OK\r\nContent-Length: 100\r\nContent-Type: text/plain\r\n\r\n" + String(repeating: "x", count: 40))
+            }
+            let error = try Self.failure(result)
+            #expect(error.kind == .connectionLost, "\(error)")
+            #expect(error.classification == .connectionLost)
+            #expect(error.message.contains("40 of 100 bytes") || kind == .asyncHTTPClient, "\(error.message)")
+            #expect(!error.userMessage.lowercased().contains("curl"), "\(error.userMessage)")
+            #expect(directory.files.filter { $0.hasSuffix(".apicache") }.isEmpty, "\(directory.files)")
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aResetMidBodyIsALostConnection(kind: TransportKind) async throws {
+        let result = try await Self.send(Request<Data>(.get, "reset"), on: kind) { connection in
+            connection.readHead()
+            connection.write("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + String(repeating: "x", count: 1000))
+            connection.reset()
+        }
+        let error = try Self.failure(result)
+        #expect(error.kind == .connectionLost, "\(error)")
+        #expect(!error.message.contains("Check that the server is running"), "\(error.message)")
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aCloseBeforeAnyResponseIsALostConnection(kind: TransportKind) async throws {
+        let result = try await Self.send(Request<Data>(.get, "close"), on: kind) { connection in
+            connection.readHead()
+            connection.close()
+        }
+        let error = try Self.failure(result)
+        #expect(error.kind == .connectionLost, "\(error)")
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func conflictingContentLengthsAreRejected(kind: TransportKind) async throws {
+        let result = try await Self.send(Request<Data>(.get, "conflict"), on: kind) { connection in
+            connection.readHead()
+            connection.write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 10\r\nConnection: close\r\n\r\n0123456789")
+        }
+        let error = try Self.failure(result)
+        #expect(error.kind == .invalidResponse, "\(error)")
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aMegabyteResponseHeaderIsRejected(kind: TransportKind) async throws {
+        let result = try await Self.send(Request<Data>(.get, "huge-header"), on: kind) { connection in
+            connection.readHead()
+            connection.write("HTTP/1.1 200 OK\r\nX-Huge: " + String(repeating: "h", count: 1 << 20) + "\r\nContent-Length: 2\r\n\r\nok")
+        }
+        let error = try Self.failure(result)
+        #expect(error.kind == .invalidResponse, "\(error)")
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aMalformedChunkSizeIsRejected(kind: TransportKind) async throws {
+        let result = try await Self.send(Request<Data>(.get, "chunks"), on: kind) { connection in
+            connection.readHead()
+            connection.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nhello\r\nzz\r\nworld\r\n0\r\n\r\n")
+        }
+        let error = try Self.failure(result)
+        #expect(error.kind == .invalidResponse, "\(error)")
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func anHTTP10BodyEndedByTheCloseArrivesWhole(kind: TransportKind) async throws {
+        let result = try await Self.send(Request<Data>(.get, "old"), on: kind) { connection in
+            connection.readHead()
+            connection.write("HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nhello, world")
+        }
+        let response = try result.get()
+        #expect(response.value == Data("hello, world".utf8))
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aServerThatNeverReadsTheUploadTimesOut(kind: TransportKind) async throws {
+        let body = Data(repeating: 7, count: 16 << 20)
+        let request = Request<Data>(.post, "upload", body: .data(body, contentType: "application/octet-stream"))
+        let result = try await Self.send(request, on: kind, timeout: 1) { connection in
+            connection.shrinkReceiveBuffer()
+            connection.readHead()
+            connection.holdWithoutReading()
+        }
+        let error = try Self.failure(result)
+        #expect(error.kind == .timedOut, "\(error)")
+    }
+
+    @Test(arguments: TransportKind.allCases, ["gzip", "deflate"])
+    func compressedBodiesArriveDecoded(kind: TransportKind, coding: String) async throws {
+        let encoded = coding == "gzip" ? CompressedFixtures.gzip : CompressedFixtures.deflate
+        let result = try await Self.send(Request<JSONValue>(.get, "compressed"), on: kind) { connection in
+            let head = connection.readHead() ?? ""
+            let asked = head.lowercased().contains("accept-encoding:") ? "yes" : "no"
+            connection.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: \(coding)\r\nX-Asked: \(asked)\r\nContent-Length: \(encoded.count)\r\n\r\n")
+            connection.write(encoded)
+        }
+        let response = try result.get()
+        #expect(response.data == CompressedFixtures.json)
+        #expect(response.value["message"]?.stringValue == "compressed")
+        #expect(response.headers["X-Asked"] == "yes", "the transport did not send Accept-Encoding")
+        #expect(response.headers["Content-Encoding"] == nil)
+    }
+
+    /// A coding the transport cannot decode (`br` with bytes that are not brotli, or any
+    /// coding async-http-client lacks) is an error, never the raw bytes passed on as the body.
+    @Test(arguments: TransportKind.allCases)
+    func aBodyInAnUndecodableCodingIsRejected(kind: TransportKind) async throws {
+        let result = try await Self.send(Request<Data>(.get, "brotli"), on: kind) { connection in
+            connection.readHead()
+            connection.write("HTTP/1.1 200 OK\r\nContent-Encoding: br\r\nContent-Length: 16\r\n\r\n0123456789abcdef")
+        }
+        let error = try Self.failure(result)
+        #expect(error.kind == .invalidResponse, "\(error)")
+    }
+
+    /// 4 MiB of zeros in 4 KB of gzip, against a 1 MiB limit.
+    @Test(arguments: TransportKind.allCases)
+    func aDecompressionBombStopsAtTheLimit(kind: TransportKind) async throws {
+        var limited = AsyncHTTPClientTransport.Configuration()
+        limited.maximumDecompressedSize = 1 << 20
+        let result = try await Self.send(
+            Request<Data>(.get, "bomb"), on: kind, asyncHTTPClient: limited, configure: { $0.maximumResponseSize = 1 << 20 }
+        ) { connection in
+            connection.readHead()
+            connection.write("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: \(CompressedFixtures.bomb.count)\r\n\r\n")
+            connection.write(CompressedFixtures.bomb)
+        }
+        let error = try Self.failure(result)
+        #expect(error.kind == .responseTooLarge, "\(error)")
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aRedirectLoopFails(kind: TransportKind) async throws {
+        let result = try await Self.send(Request<Data>(.get, "loop"), on: kind) { connection in
+            while connection.readHead() != nil {
+                connection.write("HTTP/1.1 302 Found\r\nLocation: /loop\r\nContent-Length: 0\r\n\r\n")
+            }
+        }
+        let error = try Self.failure(result)
+        #expect(error.kind == .redirectFailed, "\(error)")
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aRedirectToAnotherSchemeFails(kind: TransportKind) async throws {
+        let result = try await Self.send(Request<Data>(.get, "away"), on: kind) { connection in
+            connection.readHead()
+            connection.write("HTTP/1.1 301 Moved Permanently\r\nLocation: ftp://127.0.0.1/file\r\nContent-Length: 0\r\n\r\n")
+        }
+        let error = try Self.failure(result)
+        #expect(error.kind == .redirectFailed, "\(error)")
+    }
+
+    /// A 401 with a challenge ends at once as `.unauthorized`, with its body: URLSession on Linux
+    /// used to hang on it.
+    @Test(arguments: TransportKind.allCases, ["Basic realm=\"api\"", "Bearer realm=\"api\", error=\"invalid_token\""])
+    func a401WithAChallengeIsHandedBack(kind: TransportKind, challenge: String) async throws {
+        let result = try await Self.send(Request<Data>(.get, "private"), on: kind, timeout: 5) { connection in
+            while connection.readHead() != nil {
+                let body = #"{"error":"Sign in first."}"#
+                connection.write("HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: \(challenge)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            }
+        }
+        let error = try Self.failure(result)
+        #expect(error.kind == .httpStatus(401), "\(error)")
+        #expect(error.classification == .unauthorized)
+        #expect(error.userMessage == "Sign in first.")
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func a407IsHandedBack(kind: TransportKind) async throws {
+        let result = try await Self.send(Request<Data>(.get, "proxy"), on: kind, timeout: 5) { connection in
+            while connection.readHead() != nil {
+                let body = "proxy says no"
+                connection.write("HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"proxy\"\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            }
+        }
+        let error = try Self.failure(result)
+        #expect(error.kind == .httpStatus(407), "\(error)")
+        #expect(error.body == Data("proxy says no".utf8))
+    }
+
+    /// A 304 to the caller's own `If-None-Match` is an answer, not an error.
+    @Test(arguments: TransportKind.allCases)
+    func aCallersOwnConditionalRequestGetsIts304(kind: TransportKind) async throws {
+        let request = Request<Data>(.get, "document", headers: ["If-None-Match": "\"v1\""])
+        let result = try await Self.send(request, on: kind) { connection in
+            connection.readHead()
+            connection.write("HTTP/1.1 304 Not Modified\r\nETag: \"v1\"\r\n\r\n")
+        }
+        let response = try result.get()
+        #expect(response.statusCode == 304)
+        #expect(response.headers["ETag"] == "\"v1\"")
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A server on 127.0.0.1 (port 0) that misbehaves on purpose, on raw sockets so it can break HTTP
+/// in ways a real server framework never would: stall, cut a body short, reset the connection,
+/// send conflicting framing. Each connection runs `behaviour` on a thread of its own.
+final class HostileServer: Sendable {
+    let port: UInt16
+    private let listener: Int32
+    /// Closed by ``stop()``: connections that hold still wake up and close.
+    private let stopPipe: (read: Int32, write: Int32)
+
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    init(_ behaviour: @escaping @Sendable (HostileConnection) -> Void) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        guard bound == 0, listen(fd, 64) == 0 else { close(fd); throw POSIXError(.EADDRINUSE) }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        port = UInt16(bigEndian: address.sin_port)
+        listener = fd
+        var pipeEnds: [Int32] = [0, 0]
+        guard pipe(&pipeEnds) == 0 else { close(fd); throw POSIXError(.EMFILE) }
+        stopPipe = (pipeEnds[0], pipeEnds[1])
+        let stopRead = stopPipe.read
+        let thread = Thread {
+            while true {
+                let client = accept(fd, nil, nil)
+                guard client >= 0 else { return }  // the listener was shut down
+                let connection = HostileConnection(fd: client, stop: stopRead)
+                let worker = Thread {
+                    behaviour(connection)
+                    connection.close()
+                }
+                worker.start()
+            }
+        }
+        thread.start()
+    }
+
+    /// Stops accepting, and wakes every connection that holds still.
+    func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        close(stopPipe.write)
+    }
+}
+
+/// One connection of a ``HostileServer``.
+final class HostileConnection: @unchecked Sendable {
+    private let fd: Int32
+    private let stop: Int32
+    private var closed = false
+
+    init(fd: Int32, stop: Int32) {
+        self.fd = fd
+        self.stop = stop
+    }
+
+    /// Reads the request head (through the blank line); `nil` if the client went away first.
+    @discardableResult
+    func readHead() -> String? {
+        var data = Data()
+        var byte: UInt8 = 0
+        while !data.suffix(4).elementsEqual([13, 10, 13, 10]) {
+            guard recv(fd, &byte, 1, 0) == 1 else { return nil }
+            data.append(byte)
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Reads and drops `count` bytes of request body.
+    func skipBody(_ count: Int) {
+        var remaining = count
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while remaining > 0 {
+            let read = recv(fd, &buffer, min(buffer.count, remaining), 0)
+            guard read > 0 else { return }
+            remaining -= read
+        }
+    }
+
+    /// Shrinks the receive buffer, so a client sending a large body blocks soon.
+    func shrinkReceiveBuffer() {
+        var size: Int32 = 4096
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    func write(_ text: String) { write(Data(text.utf8)) }
+
+    func write(_ data: Data) {
+        data.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let sent = send(fd, bytes.baseAddress!.advanced(by: offset), bytes.count - offset, Int32(MSG_NOSIGNAL))
+                guard sent > 0 else { return }
+                offset += sent
+            }
+        }
+    }
+
+    /// Holds the connection open, sending nothing, until the client closes it or the server stops.
+    func holdStill() {
+        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: stop, events: Int16(POLLIN), revents: 0)]
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            guard poll(&fds, 2, -1) >= 0 else { if errno == EINTR { continue } else { return } }
+            if fds[1].revents != 0 { return }
+            if fds[0].revents != 0 {
+                // Read (and drop) what the client sends, unless it closed.
+                if recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT)) <= 0 { return }
+            }
+        }
+    }
+
+    /// Holds the connection open without reading anything, until the server stops.
+    func holdWithoutReading() {
+        var fds = [pollfd(fd: stop, events: Int16(POLLIN), revents: 0)]
+        while poll(&fds, 1, -1) < 0, errno == EINTR {}
+    }
+
+    /// Closes with a reset (RST) instead of an orderly close.
+    func reset() {
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        close()
+    }
+
+    func close() {
+        guard !closed else { return }
+        closed = true
+        Glibc.close(fd)
+    }
+}
