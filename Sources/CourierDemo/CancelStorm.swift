@@ -24,6 +24,13 @@ public enum CancelStorm {
         case upload
         /// Quick GETs through callbacks, cancelled as they complete (the URLSession deadlock).
         case race
+        /// Plain Foundation, no Courier: `uploadTask(with:fromFile:)` cancelled 0-30 ms in. On
+        /// Linux this crashes swift-corelibs-foundation (the reason ``URLSessionTransport`` never
+        /// hands it a file body); kept to check whether a newer Foundation still does.
+        case foundationFileUpload = "foundation-file-upload"
+        /// Plain Foundation, no Courier: `data(for:)` cancelled as it completes, which can hang or
+        /// crash swift-corelibs-foundation (the reason ``URLSessionTransport`` does not use it).
+        case foundationAsyncRace = "foundation-async-race"
     }
 
     /// What one storm saw.
@@ -71,6 +78,10 @@ public enum CancelStorm {
         let downloads = directory.appendingPathComponent("downloads")
         try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
         let server = try await ImageStoreServer.start()
+        if mode == .foundationFileUpload || mode == .foundationAsyncRace {
+            defer { Task { await server.stop() } }
+            return await FoundationReproduction(baseURL: server.baseURL, upload: upload).run(mode: mode, count: requests)
+        }
         let transport: any HTTPTransport = kind == .ahc ? AsyncHTTPClientTransport() : URLSessionTransport()
         var configuration = ClientConfiguration(baseURL: server.baseURL)
         configuration.cache = nil

@@ -7,21 +7,25 @@ import Testing
 /// pipes open (which used to make `swift test` wait forever).
 struct ChildProcessTests {
     /// bash stands in for a test runner that dies: it starts `courier cache-writer` with standard
-    /// input on a pipe only bash holds, prints the writer's process id, and waits. The writer's
-    /// standard output is this test's pipe, so end-of-file on it means the writer has exited.
+    /// input on a pipe only bash holds, prints the writer's process id, and waits on its own
+    /// standard input (so it too ends if this test process dies first). The writer's standard
+    /// output is this test's pipe, so end-of-file on it means the writer has exited.
     @Test func aHelperExitsWhenItsParentIsKilled() async throws {
         let directory = try TemporaryDirectory.created()
         defer { directory.remove() }
         let parent = Process()
         parent.executableURL = URL(fileURLWithPath: "/bin/bash")
         parent.arguments = [
-            "-c", #"exec 3> >(exec "$0" cache-writer --directory "$1"); echo "$!"; exec sleep 600"#,
+            "-c", #"exec 3> >(exec "$0" cache-writer --directory "$1"); echo "$!"; read -r _"#,
             try courierExecutable().path, directory.url.path,
         ]
         let output = Pipe()
+        let input = Pipe()
         parent.standardOutput = output
-        parent.standardInput = Pipe()
+        parent.standardInput = input
+        parent.standardError = FileHandle.nullDevice
         try parent.run()
+        defer { withExtendedLifetime(input) {} }
         let reader = PipeReader(output.fileHandleForReading)
         #expect(await reader.waitFor("ready\n", within: .seconds(120)), "the writer did not start: \(reader.text)")
         let writer = try #require(reader.text.split(separator: "\n").first.flatMap { pid_t($0) }, "\(reader.text)")

@@ -166,6 +166,7 @@ import Testing
             let input = Pipe()  // held open: the writer exits when it reads end-of-file (its parent is gone)
             process.standardOutput = output
             process.standardInput = input
+            process.standardError = FileHandle.nullDevice  // never the runner's own pipe
             try process.run()
             _ = try output.fileHandleForReading.read(upToCount: 6)  // "ready\n": it is writing now
             try await Task.sleep(for: .microseconds(Int.random(in: 0...20_000)))  // the random moment, not synchronisation

@@ -15,7 +15,8 @@ final class HostileServer: Sendable {
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     init(_ behaviour: @escaping @Sendable (HostileConnection) -> Void) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Close-on-exec throughout: a helper process the tests start must not inherit these.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -29,12 +30,14 @@ final class HostileServer: Sendable {
         listener = fd
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else { close(fd); throw POSIXError(.EMFILE) }
+        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         stopPipe = (pipeEnds[0], pipeEnds[1])
         let stopRead = stopPipe.read
         let thread = Thread {
             while true {
                 let client = accept(fd, nil, nil)
                 guard client >= 0 else { return }  // the listener was shut down
+                _ = fcntl(client, F_SETFD, FD_CLOEXEC)
                 let connection = HostileConnection(fd: client, stop: stopRead)
                 let worker = Thread {
                     behaviour(connection)
