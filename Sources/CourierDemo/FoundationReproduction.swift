@@ -15,7 +15,11 @@ struct FoundationReproduction: Sendable {
         let session = URLSession(configuration: .default)
         var result = CancelStorm.Result()
         for _ in 0..<count {
-            let cancelled = mode == .foundationFileUpload ? await fileUpload(session) : await asyncRace(session)
+            let cancelled = switch mode {
+            case .foundationFileUpload: await fileUpload(session, body: nil)
+            case .foundationDataUpload: await fileUpload(session, body: body)
+            default: await asyncRace(session)
+            }
             result.requests += 1
             if cancelled { result.cancelled += 1 } else { result.succeeded += 1 }
         }
@@ -23,15 +27,24 @@ struct FoundationReproduction: Sendable {
         return result
     }
 
-    /// `uploadTask(with:fromFile:)` cancelled 0-30 ms in; whether it ended cancelled.
-    private func fileUpload(_ session: URLSession) async -> Bool {
+    /// The upload file's bytes, for uploads from memory.
+    private var body: Data { (try? Data(contentsOf: upload)) ?? Data() }
+
+    /// `uploadTask(with:fromFile:)`, or `uploadTask(with:from:)` when `body` is given, cancelled
+    /// 0-30 ms in; whether it ended cancelled.
+    private func fileUpload(_ session: URLSession, body: Data?) async -> Bool {
         var request = URLRequest(url: baseURL.appendingPathComponent("uploads/raw"))
         request.httpMethod = "POST"
         let ended = AsyncEvent()
         let outcome = Locked(false)
-        let task = session.uploadTask(with: request, fromFile: upload) { _, _, error in
+        let done: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { _, _, error in
             outcome.withLock { $0 = (error as? URLError)?.code == .cancelled }
             ended.signal()
+        }
+        let task = if let body {
+            session.uploadTask(with: request, from: body, completionHandler: done)
+        } else {
+            session.uploadTask(with: request, fromFile: upload, completionHandler: done)
         }
         task.resume()
         try? await Task.sleep(for: .microseconds(Int.random(in: 0...30_000)))  // the random moment

@@ -9,7 +9,7 @@ import Testing
 struct FaultTests {
     /// Sends `request` to a new hostile server running `behaviour`, on a new transport of `kind`.
     static func send<Value>(
-        _ request: Request<Value>, on kind: TransportKind, timeout: TimeInterval = 2,
+        _ request: Request<Value>, on kind: TransportKind, timeout: TimeInterval = 10,
         asyncHTTPClient: AsyncHTTPClientTransport.Configuration = .init(),
         configure: (inout ClientConfiguration) -> Void = { _ in },
         _ behaviour: @escaping @Sendable (HostileConnection) -> Void

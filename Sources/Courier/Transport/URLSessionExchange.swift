@@ -43,6 +43,10 @@ final class URLSessionExchange: Sendable {
         self.cancelTask = cancelTask
     }
 
+    /// The most memory reserved up front for a body from its `Content-Length` (which a server may
+    /// overstate).
+    static let largestReservation: Int64 = 16 << 20
+
     /// Stores the continuation, or resumes it at once if the exchange already ended.
     func attach(_ continuation: CheckedContinuation<TransportResponse, any Error>) {
         let early: Result<TransportResponse, any Error>? = state.withLock { state in
@@ -81,9 +85,14 @@ final class URLSessionExchange: Sendable {
                 return abandon(with: error)
             }
         }
+        let declared = response.expectedContentLength
         let ended = state.withLock { state in
             state.response = response
             state.body = Data()
+            if download == nil, declared > 0 {
+                // One allocation for the whole body instead of a doubling series of them.
+                state.body.reserveCapacity(Int(min(declared, request.maximumResponseSize ?? Self.largestReservation, Self.largestReservation)))
+            }
             state.received = 0
             state.expectedLength = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
             guard state.result == nil else { return true }
