@@ -252,4 +252,34 @@ struct FaultTests {
         #expect(response.statusCode == 304)
         #expect(response.headers["ETag"] == "\"v1\"")
     }
+
+    /// A slow 100 KB body in 1,000 pieces: one progress report per 1% at most (plus the last),
+    /// not one per piece; with no `Content-Length`, far fewer reports than pieces.
+    @Test(arguments: TransportKind.allCases, [true, false])
+    func aSlowBodyInAThousandPiecesGivesFewProgressReports(kind: TransportKind, declaresLength: Bool) async throws {
+        let reports = Locked<[TransferProgress]>([])
+        let request = Request<Data>(.get, "slow").onDownloadProgress { progress in reports.withLock { $0.append(progress) } }
+        let result = try await Self.send(request, on: kind, timeout: 30) { connection in
+            connection.readHead()
+            let piece = String(repeating: "p", count: 100)
+            if declaresLength {
+                connection.write("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\nConnection: close\r\n\r\n")
+            } else {
+                connection.write("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n")
+            }
+            for _ in 0..<1000 {
+                connection.write(piece)
+                usleep(100)  // the server is slow: the body arrives piece by piece
+            }
+        }
+        let response = try result.get()
+        #expect(response.data.count == 100_000)
+        let delivered = reports.withLock { $0 }
+        #expect(delivered.last == TransferProgress(completed: 100_000, total: 100_000))
+        if declaresLength {
+            #expect(delivered.count <= 101, "\(delivered.count) reports")
+        } else {
+            #expect(delivered.count < 500, "\(delivered.count) reports")
+        }
+    }
 }
