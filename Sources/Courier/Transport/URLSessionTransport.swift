@@ -18,7 +18,9 @@ public final class URLSessionTransport: HTTPTransport {
     /// handling, and an HTTP authentication challenge (a 401 with `WWW-Authenticate`) is refused
     /// and the 401 returned as the response, with its body, as on every transport; Courier's
     /// ``Authenticator`` and credential headers then take over. Answer `.useCredential` to let
-    /// URLSession send the request again with that credential.
+    /// URLSession send the request again with that credential. On Linux only Basic and Digest
+    /// challenges can be answered that way; an answer swift-corelibs-foundation cannot act on
+    /// without crashing (another scheme, or no credential) is ignored and the default applies.
     public typealias ChallengeHandler = @Sendable (URLAuthenticationChallenge) -> (URLSession.AuthChallengeDisposition, URLCredential?)?
 
     /// The session requests run on. It is invalidated when the transport is freed.

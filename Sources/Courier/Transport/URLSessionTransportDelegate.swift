@@ -69,8 +69,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         let exchange = exchange(for: task)
-        if let (disposition, credential) = challengeHandler?(challenge) {
-            if disposition == .useCredential, credential != nil { exchange?.restart() }
+        if let (disposition, credential) = challengeHandler?(challenge), Self.isSafe(disposition, credential, for: challenge) {
+            if disposition == .useCredential { exchange?.restart() }
             return completionHandler(disposition, credential)
         }
         #if canImport(FoundationNetworking)
@@ -81,6 +81,21 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         // On Apple platforms the challenge comes before the 401's body, and default handling
         // without a stored credential delivers the 401; server trust gets the system's checks.
         completionHandler(.performDefaultHandling, nil)
+        #endif
+    }
+
+    /// Whether URLSession can act on an answer without crashing: swift-corelibs-foundation
+    /// force-unwraps the credential of `.useCredential` and stops the process for schemes other than
+    /// Basic and Digest. An unsafe answer falls back to the default (the 401 is handed back).
+    static func isSafe(
+        _ disposition: URLSession.AuthChallengeDisposition, _ credential: URLCredential?, for challenge: URLAuthenticationChallenge
+    ) -> Bool {
+        guard disposition == .useCredential else { return true }
+        guard credential != nil else { return false }
+        #if canImport(FoundationNetworking)
+        return [NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest].contains(challenge.protectionSpace.authenticationMethod)
+        #else
+        return true
         #endif
     }
 
