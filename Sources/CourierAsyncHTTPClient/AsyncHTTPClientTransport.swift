@@ -149,23 +149,16 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         }
         let expected = encoded ? nil : try ResponseFraming.declaredLength(headers, url: request.url)
         var result = TransportResponse(url: request.url, statusCode: status, headers: headers)
-        do {
-            if let destination = request.downloadDestination, (200..<300).contains(status) {
-                try await write(response.body, to: destination, expected: expected, observer: observer)
-                result.bodyFile = destination
-                return result
-            }
-            if let maximum = request.maximumResponseSize, let expected, expected > maximum {
-                throw CourierError.responseTooLarge(request.url, maximum: maximum, length: expected)
-            }
-            result.body = try await collect(response.body, expected: expected, request: request, observer: observer)
-        } catch let error as BodyInterrupted {
-            throw error
-        } catch let error as CourierError {
-            throw error
-        } catch {
-            throw BodyInterrupted(underlying: error, received: 0, expected: expected)
+        // `write` and `collect` mark their own failures as ``BodyInterrupted``.
+        if let destination = request.downloadDestination, (200..<300).contains(status) {
+            try await write(response.body, to: destination, expected: expected, observer: observer)
+            result.bodyFile = destination
+            return result
         }
+        if let maximum = request.maximumResponseSize, let expected, expected > maximum {
+            throw CourierError.responseTooLarge(request.url, maximum: maximum, length: expected)
+        }
+        result.body = try await collect(response.body, expected: expected, request: request, observer: observer)
         return result
     }
 

@@ -13,11 +13,11 @@ struct FoundationReproduction: Sendable {
 
     func run(mode: CancelStorm.Mode, count: Int) async -> CancelStorm.Result {
         let session = URLSession(configuration: .default)
+        let body = mode == .foundationDataUpload ? (try? Data(contentsOf: upload)) ?? Data() : nil
         var result = CancelStorm.Result()
         for _ in 0..<count {
             let cancelled = switch mode {
-            case .foundationFileUpload: await fileUpload(session, body: nil)
-            case .foundationDataUpload: await fileUpload(session, body: body)
+            case .foundationFileUpload, .foundationDataUpload: await upload(session, body: body)
             default: await asyncRace(session)
             }
             result.requests += 1
@@ -27,12 +27,9 @@ struct FoundationReproduction: Sendable {
         return result
     }
 
-    /// The upload file's bytes, for uploads from memory.
-    private var body: Data { (try? Data(contentsOf: upload)) ?? Data() }
-
     /// `uploadTask(with:fromFile:)`, or `uploadTask(with:from:)` when `body` is given, cancelled
     /// 0-30 ms in; whether it ended cancelled.
-    private func fileUpload(_ session: URLSession, body: Data?) async -> Bool {
+    private func upload(_ session: URLSession, body: Data?) async -> Bool {
         var request = URLRequest(url: baseURL.appendingPathComponent("uploads/raw"))
         request.httpMethod = "POST"
         let ended = AsyncEvent()

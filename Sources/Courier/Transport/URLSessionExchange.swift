@@ -167,12 +167,9 @@ final class URLSessionExchange: Sendable {
             return (result, state.uploadSent, state.download)
         }
         guard let (arrived, uploaded, download) = outcome else {
-            let answered = state.withLock { $0.response != nil || $0.result != nil }
-            if !answered {
-                finish(.failure(CourierError(
-                    .connectionLost, "\(request.url.hostAndPort) closed the connection without answering.", url: request.url)))
-            }
-            return
+            // No response head (or the exchange already ended, and then `finish` does nothing).
+            return finish(.failure(CourierError(
+                .connectionLost, "\(request.url.hostAndPort) closed the connection without answering.", url: request.url)))
         }
         var response = arrived
         let received = download?.written ?? Int64(response.body.count)
