@@ -62,6 +62,7 @@ public enum CancelStorm {
         /// Whether every completion ran once and nothing was left behind.
         public var passed: Bool { notExactlyOnce == 0 && leftoverFiles == 0 && failed == 0 && pendingTasks == 0 }
 
+        /// The counts on one line, then the first unexpected errors.
         public var description: String {
             "cancel-storm requests=\(requests) succeeded=\(succeeded) cancelled=\(cancelled) failed=\(failed) "
                 + "not-exactly-once=\(notExactlyOnce) pending-tasks=\(pendingTasks) leftover-files=\(leftoverFiles) "
