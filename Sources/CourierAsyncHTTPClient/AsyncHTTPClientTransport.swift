@@ -134,6 +134,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     private func exchange(_ wire: HTTPClientRequest, request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
         let deadline = NIODeadline.now() + .nanoseconds(Int64(request.timeout * 1_000_000_000))
         let response = try await client.execute(wire, deadline: deadline)
+        let headAt = ContinuousClock.now
         let status = Int(response.status.code)
         var headers = Self.headers(of: response)
         let encoded = ResponseFraming.isEncoded(headers)
@@ -149,6 +150,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         }
         let expected = encoded ? nil : try ResponseFraming.declaredLength(headers, url: request.url)
         var result = TransportResponse(url: request.url, statusCode: status, headers: headers)
+        result.headersReceivedAt = headAt
         // `write` and `collect` mark their own failures as ``BodyInterrupted``.
         if let destination = request.downloadDestination, (200..<300).contains(status) {
             try await write(response.body, to: destination, expected: expected, observer: observer)

@@ -28,6 +28,8 @@ import ServiceLifecycle
 /// - `POST /auth`, `POST /auth/sign_in`, `DELETE /auth/sign_out`, `GET /me`: devise-style accounts
 ///   with rotating `access-token`/`client`/`uid`/`expiry` headers, and a demo account
 ///   (``ServerConfiguration/demoAccount``, `demo@example.com` / `password` by default);
+/// - `/flaky/{key}` (any method) and `GET /hold/{key}`: a response that fails a chosen number of
+///   times with a chosen status and `Retry-After`, and one held until released (see ``release(_:)``);
 /// - `GET /_counters`: requests per route, as counted by ``requestCount(_:_:)`` (not itself counted).
 public final class ImageStoreServer: Sendable {
     /// The address the server listens on.
@@ -39,6 +41,8 @@ public final class ImageStoreServer: Sendable {
 
     private let database: ServerDatabase
     private let counter: RequestCounter
+    private let ledger: FlakyLedger
+    private let gate: HoldGate
     private let group: ServiceGroup
     private let runTask: Locked<Task<Void, Never>?>
     private let finished: Task<Void, Never>
@@ -47,13 +51,16 @@ public final class ImageStoreServer: Sendable {
     public var baseURL: URL { URL(string: "http://\(host.contains(":") ? "[\(host)]" : host):\(port)")! }
 
     private init(
-        host: String, port: Int, database: ServerDatabase, counter: RequestCounter, group: ServiceGroup, runTask: Task<Void, Never>
+        host: String, port: Int, database: ServerDatabase, counter: RequestCounter, ledger: FlakyLedger, gate: HoldGate,
+        group: ServiceGroup, runTask: Task<Void, Never>
     ) {
         self.host = host
         self.port = port
         self.databasePath = database.path
         self.database = database
         self.counter = counter
+        self.ledger = ledger
+        self.gate = gate
         self.group = group
         self.runTask = Locked(runTask)
         self.finished = Task { await runTask.value }
@@ -74,8 +81,11 @@ public final class ImageStoreServer: Sendable {
         if let demo = configuration.demoAccount {
             try accounts.ensureAccount(email: demo.email, password: demo.password)
         }
+        let ledger = FlakyLedger()
+        let gate = HoldGate()
         let router = ServerRouter.build(
-            counter: counter, database: database, accounts: accounts, maximumImageSize: configuration.maximumImageSize)
+            counter: counter, database: database, accounts: accounts, maximumImageSize: configuration.maximumImageSize,
+            ledger: ledger, gate: gate)
         let ready = StartSignal()
         let app = Application(
             router: router,
@@ -94,7 +104,8 @@ public final class ImageStoreServer: Sendable {
         do {
             let port = try await ready.wait()
             return ImageStoreServer(
-                host: configuration.host, port: port, database: database, counter: counter, group: group, runTask: runTask)
+                host: configuration.host, port: port, database: database, counter: counter, ledger: ledger, gate: gate,
+                group: group, runTask: runTask)
         } catch {
             runTask.cancel()
             await runTask.value
@@ -147,6 +158,12 @@ public final class ImageStoreServer: Sendable {
 
     /// Every count, keyed `"METHOD /route"`.
     public var requestCounts: [String: Int] { counter.all }
+
+    /// Requests `/flaky/{key}` has received for `key`.
+    public func flakyAttempts(_ key: String) -> Int { ledger.count(key) }
+
+    /// Lets every `GET /hold/{key}` for `key` answer, now and later.
+    public func release(_ key: String) { gate.release(key) }
 
     /// Sets every count to zero.
     public func resetCounters() { counter.reset() }

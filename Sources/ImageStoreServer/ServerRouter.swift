@@ -2,7 +2,10 @@ import Hummingbird
 
 /// Assembles the server's routes. Each feature adds its routes here.
 enum ServerRouter {
-    static func build(counter: RequestCounter, database: ServerDatabase, accounts: AccountStore, maximumImageSize: Int) -> Router<BasicRequestContext> {
+    static func build(
+        counter: RequestCounter, database: ServerDatabase, accounts: AccountStore, maximumImageSize: Int,
+        ledger: FlakyLedger, gate: HoldGate
+    ) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         let diagnostics = DiagnosticRoutes(counter: counter)
         diagnostics.addUncounted(to: router)
@@ -13,6 +16,7 @@ enum ServerRouter {
         DocumentRoutes(database: database).add(to: router)
         ImageRoutes(database: database, maximumImageSize: maximumImageSize).add(to: router)
         UploadSinkRoutes().add(to: router)
+        ResilienceRoutes(ledger: ledger, gate: gate).add(to: router)
         return router
     }
 }

@@ -163,7 +163,8 @@ import Testing
             let client = client(server, store: InMemoryCredentialStore(stale), authenticator: authenticator)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<10 {
-                    group.addTask { _ = try await client.send(Request<SignedInUser>(.get, "me")) }
+                    // Each sends its own request (no sharing), so ten 401s arrive.
+                    group.addTask { _ = try await client.send(Request<SignedInUser>(.get, "me").deduplicated(false)) }
                 }
                 try await group.waitForAll()
             }

@@ -12,30 +12,54 @@ extension APIClient {
     }
 
     /// The request through the cache as its option says; `cached` receives the cached response a
-    /// ``CacheOption/both`` request delivers before the network's.
+    /// ``CacheOption/both`` request delivers before the network's. Records metrics and the span.
     func deliver<Value>(
         _ request: Request<Value>, id: RequestID, cached: ((Response<Value>) async -> Void)?
     ) async throws(CourierError) -> Response<Value> {
-        let start = ContinuousClock.now
-        var parts = request.parts
+        let parts = request.parts
+        var record = beginRecord(parts, id: id)
+        do throws(CourierError) {
+            var response = try await deliver(request, parts: parts, id: id, record: &record, cached: cached)
+            response.metrics = finish(&record, source: response.source, statusCode: response.statusCode)
+            return response
+        } catch {
+            throw finish(&record, failure: error)
+        }
+    }
+
+    private func deliver<Value>(
+        _ request: Request<Value>, parts original: RequestParts, id: RequestID, record: inout RequestRecord,
+        cached: ((Response<Value>) async -> Void)?
+    ) async throws(CourierError) -> Response<Value> {
+        var parts = original
         guard let plan = cachePlan(for: parts) else {
-            return try await network(request, parts: parts, id: id, start: start, plan: nil)
+            return try await network(request, parts: parts, id: id, record: &record, plan: nil)
         }
         var stored: CachedResponse?
-        if plan.option != .networkOnly, let entry = plan.cache.response(for: plan.key),
-           let response = try? decode(entry.transportResponse, for: request, id: id, start: start, source: .cache) {
-            stored = entry
-            if plan.option == .cacheOnly || configuration.cacheFreshness.isFresh(entry) { return response }
-            await cached?(response)
-            parts.addConditions(for: entry)
+        if plan.option != .networkOnly {
+            if let entry = plan.cache.response(for: plan.key),
+               var response = try? decode(entry.transportResponse, for: request, id: id, start: record.start, source: .cache) {
+                recordCache("hit", record)
+                stored = entry
+                if plan.option == .cacheOnly || configuration.cacheFreshness.isFresh(entry) { return response }
+                response.metrics.source = .cache
+                response.metrics.duration = response.duration
+                await cached?(response)
+                parts.addConditions(for: entry)
+            } else {
+                recordCache("miss", record)
+            }
         }
-        do {
-            return try await network(request, parts: parts, id: id, start: start, plan: plan)
+        do throws(CourierError) {
+            let response = try await network(request, parts: parts, id: id, record: &record, plan: plan)
+            if parts.revalidating != nil, record.statusCode == 304 { recordCache("revalidated", record) }
+            return response
         } catch {
             guard plan.offline, error.classification.isUnreachable,
                   let entry = stored ?? plan.cache.response(for: plan.key),
-                  let response = try? decode(entry.transportResponse, for: request, id: id, start: start, source: .offlineCache)
+                  let response = try? decode(entry.transportResponse, for: request, id: id, start: record.start, source: .offlineCache)
             else { throw error }
+            recordCache("offline", record)
             configuration.logger.debug("Courier \(id) answered from the cache: \(error.message)")
             return response
         }

@@ -11,11 +11,23 @@ extension APIClient {
     ///   `destination` untouched.
     public func download(_ request: Request<Data>, to destination: URL) async throws(CourierError) -> Response<URL> {
         let id = RequestID.next()
-        let start = ContinuousClock.now
         var parts = request.parts
         parts.downloadDestination = destination
         parts.maximumResponseSize = nil
-        let (response, wire) = try await perform(parts, id: id)
+        var record = beginRecord(parts, id: id)
+        do throws(CourierError) {
+            var response = try await download(parts, to: destination, id: id, record: &record)
+            response.metrics = finish(&record, source: .network, statusCode: response.statusCode)
+            return response
+        } catch {
+            throw finish(&record, failure: error)
+        }
+    }
+
+    private func download(
+        _ parts: RequestParts, to destination: URL, id: RequestID, record: inout RequestRecord
+    ) async throws(CourierError) -> Response<URL> {
+        let (response, wire) = try await perform(parts, id: id, record: &record)
         if response.bodyFile == nil {
             // The transport kept the body in memory (a custom transport): write it now.
             do {
@@ -24,11 +36,11 @@ extension APIClient {
                 throw await fail(
                     CourierError(.transport, "The download could not be written to \(destination.path): \(error.localizedDescription)",
                                  url: response.url, underlyingError: error),
-                    id: id, url: response.url, sent: wire, parts: parts)
+                    id: id, url: response.url, sent: wire, parts: parts, record: record)
             }
         }
         return Response(
             value: destination, statusCode: response.statusCode, headers: response.headers, data: Data(), url: response.url,
-            source: .network, requestID: id, duration: ContinuousClock.now - start)
+            source: .network, requestID: id, duration: ContinuousClock.now - record.start)
     }
 }

@@ -2,7 +2,9 @@ import Foundation
 
 extension APIClient {
     /// Sends `request` through the transport, following redirects under ``RedirectPolicy``.
-    func exchange(_ request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
+    /// `traceHeaders` (trace context added for the API's origin) are removed when a redirect
+    /// leaves the origin, unless the propagation rule covers every origin.
+    func exchange(_ request: TransportRequest, observer: TransferObserver, traceHeaders: [String] = []) async throws -> TransportResponse {
         let policy = configuration.redirects
         var current = request
         var hops = 0
@@ -25,6 +27,9 @@ extension APIClient {
                     url: response.url, statusCode: response.statusCode, headers: response.headers, body: response.body)
             }
             current = redirected(current, to: next, status: response.statusCode, originalOrigin: request.url.origin)
+            if observability.propagation != .anyOrigin, next.origin != request.url.origin {
+                for name in traceHeaders { current.headers.remove(name) }
+            }
             hops += 1
         }
     }

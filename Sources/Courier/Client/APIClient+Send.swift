@@ -14,23 +14,26 @@ extension APIClient {
 
     /// The network leg: perform, then decode; stores or invalidates per `plan`.
     func network<Value>(
-        _ request: Request<Value>, parts: RequestParts, id: RequestID, start: ContinuousClock.Instant, plan: CachePlan?
+        _ request: Request<Value>, parts: RequestParts, id: RequestID, record: inout RequestRecord, plan: CachePlan?
     ) async throws(CourierError) -> Response<Value> {
-        let (response, wire) = try await perform(parts, id: id)
+        let (response, wire) = try await perform(parts, id: id, record: &record)
         let decoded: Response<Value>
         do {
-            decoded = try decode(response, for: request, id: id, start: start, source: .network)
+            decoded = try decode(response, for: request, id: id, start: record.start, source: .network)
         } catch {
-            throw await fail(error, id: id, url: response.url, sent: wire, parts: parts)
+            throw await fail(error, id: id, url: response.url, sent: wire, parts: parts, record: record)
         }
-        if let plan { record(response, method: wire.method, plan: plan) }
+        if let plan { self.record(response, method: wire.method, plan: plan) }
         return decoded
     }
 
-    /// Everything but decoding: prepare, adapt, send (following redirects), capture credentials,
-    /// refresh once after a 401, run the response hooks, validate the status. Not generic, so it is
-    /// compiled once and specialised.
-    func perform(_ request: RequestParts, id: RequestID) async throws(CourierError) -> (TransportResponse, TransportRequest) {
+    /// Everything but decoding: prepare, adapt, send (following redirects, sharing an identical
+    /// exchange in flight, retrying under the ``RetryPolicy``), capture credentials, refresh once
+    /// after a 401, run the response hooks, validate the status. Not generic, so it is compiled
+    /// once and specialised.
+    func perform(
+        _ request: RequestParts, id: RequestID, record: inout RequestRecord
+    ) async throws(CourierError) -> (TransportResponse, TransportRequest) {
         var url: URL?
         var sent: TransportRequest?
         do {
@@ -38,7 +41,10 @@ extension APIClient {
             let upload = request.uploadProgress.map { ProgressRelay(handler: $0, queue: queue) }
             let download = request.downloadProgress.map { ProgressRelay(handler: $0, queue: queue) }
             let observer = TransferObserver(upload: upload.map { $0.report }, download: download.map { $0.report })
-            var attempt = 0
+            let policy = request.retryPolicy ?? configuration.retryPolicy
+            let retries = policy.allows(request.method)
+            let firstStart = ContinuousClock.now
+            var refreshedCredentials = false
             while true {
                 var (wire, credentialsVersion) = try prepare(request)
                 url = wire.url
@@ -47,11 +53,30 @@ extension APIClient {
                 }
                 sent = wire
                 log(id, wire)
-                var response = try await exchange(wire, observer: observer)
+                var response: TransportResponse
+                do {
+                    response = try await attempt(wire, parts: request, observer: observer, record: &record)
+                } catch {
+                    let failure = CourierError.wrap(error, url: wire.url)
+                    guard retries, !Task.isCancelled, policy.retries(failure.classification),
+                          let delay = retryDelay(policy, record: record, since: firstStart, retryAfter: nil)
+                    else { throw failure }
+                    try await backOff(wire, after: failure, delay: delay, policy: policy, record: &record)
+                    continue
+                }
                 authentication?.capture(from: response)
                 log(id, response)
-                if attempt == 0, try await refreshed(after: response, sentVersion: credentialsVersion) {
-                    attempt += 1
+                if !refreshedCredentials, try await refreshed(after: response, sentVersion: credentialsVersion) {
+                    refreshedCredentials = true
+                    continue
+                }
+                if retries, policy.retries(statusCode: response.statusCode),
+                   let delay = retryDelay(
+                       policy, record: record, since: firstStart, retryAfter: RetryAfter.delay(response.headers["Retry-After"])) {
+                    if let delegate = configuration.delegate {
+                        await delegate.client(self, didReceive: response, for: wire)
+                    }
+                    try await backOff(wire, after: statusFailure(response, method: wire.method), delay: delay, policy: policy, record: &record)
                     continue
                 }
                 if response.statusCode == 304, let stored = request.revalidating {
@@ -65,21 +90,62 @@ extension APIClient {
                         throw rejected(response, by: rejection)
                     }
                 }
-                if !response.answersCallersOwnCondition(wire, revalidating: request.revalidating != nil) {
-                    try validateStatus(response, method: wire.method)
+                if !response.answersCallersOwnCondition(wire, revalidating: request.revalidating != nil),
+                   !configuration.acceptableStatusCodes.contains(response.statusCode) {
+                    throw statusFailure(response, method: wire.method)
                 }
                 return (response, wire)
             }
         } catch {
-            throw await fail(error, id: id, url: url, sent: sent, parts: request)
+            throw await fail(error, id: id, url: url, sent: sent, parts: request, record: record)
         }
     }
 
-    /// Completes a failure (classification, user message), tells the delegate and the presenter.
-    func fail(_ error: any Error, id: RequestID, url: URL?, sent: TransportRequest?, parts: RequestParts) async -> CourierError {
+    /// One network attempt: through an identical exchange in flight when the request may share
+    /// one, else its own; with the span's trace context when allowed.
+    private func attempt(
+        _ wire: TransportRequest, parts: RequestParts, observer: TransferObserver, record: inout RequestRecord
+    ) async throws -> TransportResponse {
+        record.metrics.attempts += 1
+        let started = ContinuousClock.now
+        var traced = wire
+        let traceHeaders = injectTraceContext(into: &traced, record: record)
+        do {
+            var joined = false
+            let response: TransportResponse
+            if sharesExchanges(parts), !RefreshCoordinator.isRefreshing, let key = ExchangeKey(wire) {
+                let outcome = try await inFlight.send(key, observer: observer) { [self, traced] shared in
+                    try await exchange(traced, observer: shared, traceHeaders: traceHeaders)
+                }
+                (response, joined) = (outcome.response, outcome.joined)
+            } else {
+                response = try await exchange(traced, observer: observer, traceHeaders: traceHeaders)
+            }
+            recordAttempt(&record, wire: wire, response: response, joined: joined, started: started)
+            return response
+        } catch {
+            recordAttempt(&record, wire: wire, response: nil, joined: false, started: started)
+            throw error
+        }
+    }
+
+    /// Whether the request may share an identical request's exchange.
+    private func sharesExchanges(_ request: RequestParts) -> Bool {
+        if let chosen = request.deduplication { return chosen }
+        return configuration.deduplicatesRequests && (request.method == .get || request.method == .head)
+    }
+
+    /// Completes a failure (classification, user message, attempts), tells the delegate and the presenter.
+    func fail(
+        _ error: any Error, id: RequestID, url: URL?, sent: TransportRequest?, parts: RequestParts, record: RequestRecord
+    ) async -> CourierError {
         var failure = CourierError.wrap(error, url: url)
         if Task.isCancelled, failure.kind == .transport { failure = .cancelled(url) }
         failure.requestID = id
+        if record.metrics.attempts > 1, failure.metrics == nil {
+            failure.message += " (\(record.metrics.attempts) attempts)"
+        }
+        failure.metrics = record.metrics
         failure = configuration.errorHandling.complete(failure)
         await report(failure, request: sent, suppressPresentation: parts.suppressErrorAlert)
         return failure
@@ -134,13 +200,12 @@ extension APIClient {
             underlyingError: rejection)
     }
 
-    private func validateStatus(_ response: TransportResponse, method: HTTPMethod) throws(CourierError) {
-        guard configuration.acceptableStatusCodes.contains(response.statusCode) else {
-            throw CourierError(
-                .httpStatus(response.statusCode),
-                "The server answered \(response.statusCode) (\(HTTPStatus.reason(response.statusCode))) to \(method) \(response.url.path).",
-                url: response.url, statusCode: response.statusCode, headers: response.headers, body: response.body)
-        }
+    /// The error for a response whose status is not acceptable.
+    func statusFailure(_ response: TransportResponse, method: HTTPMethod) -> CourierError {
+        CourierError(
+            .httpStatus(response.statusCode),
+            "The server answered \(response.statusCode) (\(HTTPStatus.reason(response.statusCode))) to \(method) \(response.url.path).",
+            url: response.url, statusCode: response.statusCode, headers: response.headers, body: response.body)
     }
 
     /// Decodes a response into the request's value type.

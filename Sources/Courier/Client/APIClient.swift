@@ -21,6 +21,10 @@ public final class APIClient: Sendable {
     let logsRequests: Bool
     /// The configured base URL and API path, joined once for every request's URL and cache key.
     let urlPrefix: URLBuilder.Prefix
+    /// Where metrics and spans go.
+    let observability: Observability
+    /// Identical requests in flight, sharing one exchange.
+    package let inFlight = InFlightExchanges()
 
     /// Creates a client.
     /// - Parameter transport: defaults to ``URLSessionTransport/shared``.
@@ -29,6 +33,7 @@ public final class APIClient: Sendable {
         self.transport = transport
         logsRequests = configuration.logger.logLevel <= .debug
         urlPrefix = URLBuilder.Prefix(baseURL: configuration.baseURL, apiPath: configuration.apiPath)
+        observability = Observability(configuration: configuration)
         if configuration.authenticationHeaders.isEmpty {
             authentication = nil
         } else {

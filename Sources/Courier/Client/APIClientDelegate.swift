@@ -16,6 +16,11 @@ public protocol APIClientDelegate: Sendable {
     /// ``CourierError/Kind/rejected`` error, unless it is a `CourierError` itself.
     func client(_ client: APIClient, errorFor response: TransportResponse, request: TransportRequest) async -> (any Error)?
 
+    /// Observes a retry before its wait begins: `request` failed with `failure` (its response's
+    /// status, or a connection failure) on attempt number `attempt`, and is sent again after
+    /// `delay`. ``client(_:didReceive:for:)`` has already seen a retried response.
+    func client(_ client: APIClient, willRetry request: TransportRequest, after failure: CourierError, attempt: Int, delay: Duration) async
+
     /// Observes every error a request ends with, after it is classified (seed 003's
     /// `didReceiveErrorInResponse`): log it, or sign the user out on ``ErrorClassification/unauthorized``.
     /// `request` is `nil` when the request failed before it could be built.
@@ -31,6 +36,9 @@ extension APIClientDelegate {
 
     /// Returns `nil`: no response is turned into an error.
     public func client(_ client: APIClient, errorFor response: TransportResponse, request: TransportRequest) async -> (any Error)? { nil }
+
+    /// Does nothing.
+    public func client(_ client: APIClient, willRetry request: TransportRequest, after failure: CourierError, attempt: Int, delay: Duration) async {}
 
     /// Does nothing.
     public func client(_ client: APIClient, didFailWith error: CourierError, request: TransportRequest?) async {}

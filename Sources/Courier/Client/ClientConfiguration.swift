@@ -1,6 +1,8 @@
+import CoreMetrics
 import Dispatch
 import Foundation
 import Logging
+import Tracing
 
 /// Everything an ``APIClient`` needs to know, as one value (seed 003's configurator).
 ///
@@ -84,6 +86,23 @@ public struct ClientConfiguration: Sendable {
     public var redirects = RedirectPolicy()
     /// Where Courier logs a line per request and response at debug level.
     public var logger = Logger(label: "Courier")
+    /// When failed requests are sent again; ``RetryPolicy/none`` (the default) sends each once.
+    /// A request's own ``Request/retryPolicy`` replaces it.
+    public var retryPolicy = RetryPolicy.none
+    /// Whether identical GET and HEAD requests in flight at the same time share one network
+    /// exchange (on by default). Identical means same method, URL, headers (credentials included)
+    /// and body; each caller still gets its own ``Response``, decoded into its own type.
+    public var deduplicatesRequests = true
+    /// Where Courier's metrics go; `nil` (the default) uses `MetricsSystem.factory` as bootstrapped
+    /// when the client is created. When no backend was bootstrapped nothing is recorded.
+    public var metricsFactory: (any MetricsFactory)?
+    /// The tracer that gets one span per request; `nil` (the default) uses
+    /// `InstrumentationSystem.tracer` as bootstrapped when the client is created. When no tracer
+    /// was bootstrapped nothing is traced.
+    public var tracer: (any Tracer)?
+    /// Which requests carry their span's trace context headers: only those to the base URL's
+    /// origin by default.
+    public var traceContextPropagation = TraceContextPropagation.apiOrigin
 
     /// Creates a configuration.
     public init(baseURL: URL, apiPath: String = "", defaultHeaders: HTTPHeaders = [:], authenticationHeaders: [String] = []) {

@@ -44,6 +44,27 @@ extension Request {
         return copy
     }
 
+    /// A copy retried under `policy` instead of the client's policy.
+    public func retry(_ policy: RetryPolicy) -> Request {
+        var copy = self
+        copy.retryPolicy = policy
+        return copy
+    }
+
+    /// A copy that shares identical in-flight exchanges (`true`, any method) or never does (`false`).
+    public func deduplicated(_ enabled: Bool = true) -> Request {
+        var copy = self
+        copy.deduplication = enabled
+        return copy
+    }
+
+    /// A copy named `name` for metrics and traces.
+    public func named(_ name: String) -> Request {
+        var copy = self
+        copy.name = name
+        return copy
+    }
+
     /// A copy that does not store its response in the cache.
     public func notSavedInCache() -> Request {
         var copy = self

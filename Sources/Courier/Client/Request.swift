@@ -52,6 +52,16 @@ public struct Request<Value: Sendable>: Sendable {
     public var downloadProgress: ProgressHandler?
     /// Turns the response body into `Value`.
     public var serializer: ResponseSerializer<Value>
+    /// When this request is sent again after a failure, instead of the client's
+    /// ``ClientConfiguration/retryPolicy``.
+    public var retryPolicy: RetryPolicy?
+    /// Whether this request shares an identical in-flight request's network exchange: `nil`
+    /// follows the client (GET and HEAD when ``ClientConfiguration/deduplicatesRequests`` is on),
+    /// `true` opts any method in, `false` always sends its own.
+    public var deduplication: Bool?
+    /// A short, fixed name for metrics and traces (`"image"`, `"login"`): a metrics dimension and
+    /// the second word of the span name. Never put ids in it: every distinct name is a new series.
+    public var name: String?
     /// Why the request cannot be sent as described (set by ``RequestGroup``), reported when sent.
     var preparationFailure: String?
 

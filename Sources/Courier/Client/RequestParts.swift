@@ -22,6 +22,9 @@ struct RequestParts: Sendable {
     var shouldSaveInCache: Bool
     var offlineMode: Bool?
     var maximumResponseSize: Int64?
+    var retryPolicy: RetryPolicy?
+    var deduplication: Bool?
+    var name: String?
     /// Where ``APIClient/download(_:to:)`` writes the body.
     var downloadDestination: URL?
     /// The stored response a conditional request revalidates: a `304` answers with it.
@@ -36,6 +39,6 @@ extension Request {
             encoder: encoder, timeout: timeout, callbackQueue: callbackQueue, uploadProgress: uploadProgress,
             downloadProgress: downloadProgress, suppressErrorAlert: suppressErrorAlert, preparationFailure: preparationFailure,
             cacheOption: cacheOption, shouldSaveInCache: shouldSaveInCache, offlineMode: offlineMode,
-            maximumResponseSize: maximumResponseSize)
+            maximumResponseSize: maximumResponseSize, retryPolicy: retryPolicy, deduplication: deduplication, name: name)
     }
 }

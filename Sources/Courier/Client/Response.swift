@@ -18,15 +18,21 @@ public struct Response<Value: Sendable>: Sendable {
     public var requestID: RequestID
     /// The time from the start of the request to the decoded value.
     public var duration: Duration
+    /// Attempts, source, bytes and times of the request.
+    public var metrics: RequestMetrics
 
     /// Whether the response came from the cache (the seeds' `fromCache` flag).
     public var fromCache: Bool { source != .network }
 
+    /// Whether the request shared an identical request's network exchange instead of sending its own.
+    public var joinedSharedExchange: Bool { metrics.joinedSharedExchange }
+
     /// Creates a response.
     public init(
         value: Value, statusCode: Int, headers: HTTPHeaders, data: Data, url: URL,
-        source: ResponseSource, requestID: RequestID, duration: Duration
+        source: ResponseSource, requestID: RequestID, duration: Duration, metrics: RequestMetrics = RequestMetrics()
     ) {
+        self.metrics = metrics
         self.value = value
         self.statusCode = statusCode
         self.headers = headers

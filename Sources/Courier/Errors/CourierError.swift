@@ -64,6 +64,9 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
     public var keyPath: String?
     /// What kind of failure this is; ``APIClient`` applies your ``ErrorHandling/classifier`` first.
     public var classification: ErrorClassification
+    /// How the request went up to the failure: attempts (after retries), bytes, times. `nil` for
+    /// an error made outside a request.
+    public var metrics: RequestMetrics?
     /// A message to show a user: from the body (``ErrorHandling/messageExtractor``), else a plain
     /// sentence for the classification.
     public var userMessage: String

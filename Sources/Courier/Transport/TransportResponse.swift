@@ -13,6 +13,9 @@ public struct TransportResponse: Sendable {
     /// The file the body was written to (``TransportRequest/downloadDestination``), in which case
     /// ``body`` is empty.
     public var bodyFile: URL?
+    /// When the response head arrived, if the transport reports it (for time to first byte in
+    /// ``RequestMetrics``).
+    public var headersReceivedAt: ContinuousClock.Instant?
 
     /// Creates a response.
     public init(url: URL, statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data()) {

@@ -20,6 +20,8 @@ final class URLSessionExchange: Sendable {
         var expectedLength: Int64?
         /// Request body bytes sent so far, summed from each callback's own count.
         var uploadSent: Int64 = 0
+        /// When the response head arrived.
+        var headAt: ContinuousClock.Instant?
         /// The file a 2xx body is written to when the request has a
         /// ``TransportRequest/downloadDestination``.
         var download: PartialDownload?
@@ -86,8 +88,10 @@ final class URLSessionExchange: Sendable {
             }
         }
         let declared = response.expectedContentLength
+        let now = ContinuousClock.now
         let ended = state.withLock { state in
             state.response = response
+            state.headAt = now
             state.body = Data()
             if download == nil, declared > 0 {
                 // One allocation for the whole body instead of a doubling series of them.
@@ -163,6 +167,7 @@ final class URLSessionExchange: Sendable {
                 url: response.url ?? request.url, statusCode: response.statusCode,
                 headers: URLSessionTransport.headers(of: response), body: state.body)
             result.bodyFile = state.download?.destination
+            result.headersReceivedAt = state.headAt
             defer { state.download = nil }
             return (result, state.uploadSent, state.download)
         }

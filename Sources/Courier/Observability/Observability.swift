@@ -1,0 +1,33 @@
+import CoreMetrics
+import Foundation
+import Tracing
+
+/// Where one client's metrics and spans go, decided when the client is created: the configured
+/// factory and tracer, else the bootstrapped ones; `nil` parts when nothing was bootstrapped, so
+/// an app that never bootstraps a backend pays nothing per request.
+struct Observability: Sendable {
+    let metrics: CourierMetrics?
+    let tracer: (any Tracer)?
+    let propagation: TraceContextPropagation
+    let apiOrigin: String
+
+    init(configuration: ClientConfiguration) {
+        if let factory = configuration.metricsFactory {
+            metrics = CourierMetrics(factory: factory)
+        } else {
+            let factory = MetricsSystem.factory
+            metrics = factory is NOOPMetricsHandler ? nil : CourierMetrics(factory: factory)
+        }
+        if let tracer = configuration.tracer {
+            self.tracer = tracer
+        } else {
+            let tracer = InstrumentationSystem.tracer
+            self.tracer = tracer is NoOpTracer ? nil : tracer
+        }
+        propagation = configuration.traceContextPropagation
+        apiOrigin = configuration.baseURL.origin
+    }
+
+    /// Whether anything is recorded at all.
+    var isActive: Bool { metrics != nil || tracer != nil }
+}

@@ -1,0 +1,122 @@
+import Foundation
+
+/// When and how often a failed request is sent again: a number of attempts, exponential backoff
+/// with full jitter, a total time budget, and which failures are worth another try.
+///
+/// ```swift
+/// var configuration = ClientConfiguration(baseURL: URL(string: "https://api.example.com")!)
+/// configuration.retryPolicy = .standard                       // 3 attempts, 0.5 s base, 30 s cap
+/// let upload = Request<Data>(.post, "events", body: ["kind": "opened"])
+///     .retry(RetryPolicy(maximumAttempts: 5, retriesAnyMethod: true))  // POST opts in
+/// ```
+///
+/// By default only idempotent methods (GET, HEAD, OPTIONS, PUT, DELETE, TRACE) are retried, after
+/// a connection failure, a lost connection, a time-out, or a 408, 429, 502, 503 or 504. A
+/// `Retry-After` header (seconds or an HTTP date) replaces the computed delay; when it asks for
+/// more than the budget has left, the request fails at once with that response. The client's
+/// default is ``none``: nothing is retried unless you say so.
+public struct RetryPolicy: Sendable {
+    /// The most times a request is sent, the first included (1 means no retry).
+    public var maximumAttempts: Int
+    /// The delay bound for the first retry; it doubles for each further retry, up to ``maximumDelay``.
+    /// The delay is drawn uniformly between zero and that bound ("full jitter").
+    public var baseDelay: Duration
+    /// The largest bound a computed delay is drawn from.
+    public var maximumDelay: Duration
+    /// The most time, from the start of the first attempt, within which a retry may begin; a retry
+    /// whose wait would end later is not made.
+    public var budget: Duration
+    /// Status codes that are retried.
+    public var retryableStatusCodes: Set<Int>
+    /// Failure classes that are retried (by default: cannot connect, connection lost, timed out).
+    public var retryableFailures: Set<RetryableFailure>
+    /// Whether POST, PATCH and other non-idempotent methods are retried too. Opt in only when the
+    /// server can take the same request twice.
+    public var retriesAnyMethod: Bool
+    /// Waits between attempts; replace it in tests to see the delays without waiting.
+    public var sleeper: any RetrySleeper
+
+    /// The failures (other than a status code) a policy can retry.
+    public enum RetryableFailure: Sendable, Hashable {
+        /// The host refused the connection or could not be found.
+        case cannotConnect
+        /// The connection broke before the whole answer arrived.
+        case connectionLost
+        /// The request timed out.
+        case timedOut
+        /// The device had no network connection.
+        case offline
+    }
+
+    /// Creates a policy.
+    public init(
+        maximumAttempts: Int = 3, baseDelay: Duration = .milliseconds(500), maximumDelay: Duration = .seconds(30),
+        budget: Duration = .seconds(60), retryableStatusCodes: Set<Int> = [408, 429, 502, 503, 504],
+        retryableFailures: Set<RetryableFailure> = [.cannotConnect, .connectionLost, .timedOut],
+        retriesAnyMethod: Bool = false, sleeper: any RetrySleeper = TaskSleeper()
+    ) {
+        self.maximumAttempts = max(1, maximumAttempts)
+        self.baseDelay = max(.zero, baseDelay)
+        self.maximumDelay = max(.zero, maximumDelay)
+        self.budget = max(.zero, budget)
+        self.retryableStatusCodes = retryableStatusCodes
+        self.retryableFailures = retryableFailures
+        self.retriesAnyMethod = retriesAnyMethod
+        self.sleeper = sleeper
+    }
+
+    /// No retries: every request is sent once.
+    public static let none = RetryPolicy(maximumAttempts: 1)
+
+    /// Three attempts, 0.5 s base delay, 30 s cap, 60 s budget, the default failures.
+    public static let standard = RetryPolicy()
+
+    /// Whether a request with `method` may be retried at all under this policy.
+    public func allows(_ method: HTTPMethod) -> Bool {
+        maximumAttempts > 1 && (retriesAnyMethod || method.isIdempotent)
+    }
+
+    /// The upper bound of the delay before retry number `retry` (1 for the first retry).
+    public func delayBound(beforeRetry retry: Int) -> Duration {
+        let exponent = min(max(retry - 1, 0), 62)
+        let base = baseDelay.seconds
+        let bound = base * pow(2, Double(exponent))
+        return min(maximumDelay, .seconds(bound.isFinite ? bound : maximumDelay.seconds))
+    }
+
+    /// The delay before retry number `retry`: uniform in `0...delayBound(beforeRetry:)`.
+    public func jitteredDelay(beforeRetry retry: Int) -> Duration {
+        let bound = delayBound(beforeRetry: retry).seconds
+        guard bound > 0 else { return .zero }
+        return .seconds(Double.random(in: 0...bound))
+    }
+
+    /// Whether a response with `statusCode` is worth another attempt.
+    public func retries(statusCode: Int) -> Bool { retryableStatusCodes.contains(statusCode) }
+
+    /// Whether a failure classified as `classification` is worth another attempt.
+    public func retries(_ classification: ErrorClassification) -> Bool {
+        switch classification {
+        case .cannotConnect: retryableFailures.contains(.cannotConnect)
+        case .connectionLost: retryableFailures.contains(.connectionLost)
+        case .timedOut: retryableFailures.contains(.timedOut)
+        case .offline: retryableFailures.contains(.offline)
+        default: false
+        }
+    }
+}
+
+extension HTTPMethod {
+    /// GET, HEAD, OPTIONS, PUT, DELETE and TRACE: methods whose repetition has the effect of one request.
+    public var isIdempotent: Bool {
+        self == .get || self == .head || self == .options || self == .put || self == .delete || rawValue == "TRACE"
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `Double`.
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

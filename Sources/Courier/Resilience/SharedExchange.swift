@@ -1,0 +1,109 @@
+/// One network exchange that identical in-flight requests wait on together.
+///
+/// Each waiter has its own continuation and progress observer. The exchange runs in a task of its
+/// own, so a waiter that is cancelled just leaves: the exchange goes on while anyone waits, and is
+/// cancelled when the last waiter leaves.
+final class SharedExchange: Sendable {
+    private struct Waiter {
+        let continuation: CheckedContinuation<TransportResponse, any Error>
+        let observer: TransferObserver
+    }
+
+    private struct State {
+        var waiters: [Int: Waiter] = [:]
+        /// Places taken by ``reserve()`` whose waiter has not arrived yet.
+        var reserved: Set<Int> = []
+        /// Reserved places whose caller was cancelled before it arrived.
+        var departed: Set<Int> = []
+        var nextID = 0
+        var result: Result<TransportResponse, any Error>?
+        var task: Task<Void, Never>?
+        /// Every waiter left before the end: the exchange is being cancelled and takes no one new.
+        var abandoned = false
+    }
+
+    private let state = Locked(State())
+
+    /// Takes a place for a caller about to wait, or `nil` when the exchange is being abandoned.
+    func reserve() -> Int? {
+        state.withLock { state in
+            guard !state.abandoned else { return nil }
+            defer { state.nextID += 1 }
+            state.reserved.insert(state.nextID)
+            return state.nextID
+        }
+    }
+
+    /// Starts the exchange; `body` gets an observer that reports to every waiter.
+    func start(_ body: @escaping @Sendable (TransferObserver) async throws -> TransportResponse, finished: @escaping @Sendable () -> Void) {
+        let observer = TransferObserver(
+            upload: { [weak self] progress in self?.forEachObserver { $0.upload?(progress) } },
+            download: { [weak self] progress in self?.forEachObserver { $0.download?(progress) } })
+        let task = Task {
+            let result: Result<TransportResponse, any Error>
+            do {
+                result = .success(try await body(observer))
+            } catch {
+                result = .failure(error)
+            }
+            self.complete(with: result)
+            finished()
+        }
+        let cancel = state.withLock { state in
+            state.task = task
+            return state.abandoned
+        }
+        if cancel { task.cancel() }
+    }
+
+    /// Waits in the place `id` for the exchange's result; cancelling the caller leaves the place
+    /// at once with a `CancellationError`.
+    func wait(in id: Int, observer: TransferObserver) async throws -> TransportResponse {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<TransportResponse, any Error>) in
+                let early: Result<TransportResponse, any Error>? = state.withLock { state in
+                    state.reserved.remove(id)
+                    if state.departed.remove(id) != nil { return .failure(CancellationError()) }
+                    if let result = state.result { return result }
+                    state.waiters[id] = Waiter(continuation: continuation, observer: observer)
+                    return nil
+                }
+                if let early { continuation.resume(with: early) }
+            }
+        } onCancel: {
+            leave(id)
+        }
+    }
+
+    /// Removes the waiter in place `id`, resuming it with a `CancellationError`; cancels the
+    /// exchange when no one is left.
+    private func leave(_ id: Int) {
+        let (waiter, task): (Waiter?, Task<Void, Never>?) = state.withLock { state in
+            guard state.result == nil else { return (nil, nil) }
+            let waiter = state.waiters.removeValue(forKey: id)
+            if waiter == nil, state.reserved.remove(id) != nil { state.departed.insert(id) }
+            guard state.waiters.isEmpty, state.reserved.isEmpty, !state.abandoned else { return (waiter, nil) }
+            state.abandoned = true
+            return (waiter, state.task)
+        }
+        waiter?.continuation.resume(throwing: CancellationError())
+        task?.cancel()
+    }
+
+    /// Whether the exchange is being cancelled because everyone left.
+    var isAbandoned: Bool { state.withLock { $0.abandoned } }
+
+    private func complete(with result: Result<TransportResponse, any Error>) {
+        let waiters = state.withLock { state in
+            state.result = result
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.continuation.resume(with: result) }
+    }
+
+    private func forEachObserver(_ report: (TransferObserver) -> Void) {
+        let observers = state.withLock { state in state.waiters.values.map(\.observer) }
+        for observer in observers { report(observer) }
+    }
+}

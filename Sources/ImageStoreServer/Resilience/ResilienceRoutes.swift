@@ -1,0 +1,78 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Routes for retry and deduplication tests.
+///
+/// - `/flaky/{key}`, any method: the first `failures` requests for `key` (default 1) answer
+///   `status` (default 503) with `{"key", "attempt", "bodyLength"}`, and with `Retry-After: retry_after` (seconds)
+///   or, with `retry_after_date=N`, an HTTP date `N` seconds ahead; later ones answer 200 with
+///   the same fields. Per-key counts: ``ImageStoreServer/flakyAttempts(_:)``.
+/// - `GET` or `POST /hold/{key}`: answers `{"key": key}` (or `size` pattern bytes, as `/bytes`
+///   sends them) once `key` is released (``ImageStoreServer/release(_:)`` or
+///   `POST /hold/{key}/release`), at once after that.
+struct ResilienceRoutes {
+    let ledger: FlakyLedger
+    let gate: HoldGate
+
+    struct Reply: Encodable {
+        let key: String
+        let attempt: Int
+        /// The length of the request body this attempt carried.
+        let bodyLength: Int
+    }
+
+    func add(to router: Router<BasicRequestContext>) {
+        let methods: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete, .head, .options]
+        for method in methods {
+            router.on("flaky/{key}", method: method, use: flaky)
+        }
+        router.get("hold/{key}", use: hold)
+        router.post("hold/{key}", use: hold)
+        router.post("hold/{key}/release") { _, context in
+            gate.release(try context.parameters.require("key"))
+            return Response(status: .noContent)
+        }
+    }
+
+    @Sendable func flaky(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let key = try context.parameters.require("key")
+        let query = request.uri.queryParameters
+        let failures = query.get("failures").flatMap { Int($0) } ?? 1
+        let status = query.get("status").flatMap { Int($0) } ?? 503
+        var request = request
+        let body = try await request.collectBody(upTo: 64 << 20)
+        let attempt = ledger.next(key)
+        let reply = Reply(key: key, attempt: attempt, bodyLength: body.readableBytes)
+        guard attempt <= failures else { return try jsonResponse(reply) }
+        var response = try jsonResponse(reply, status: HTTPResponse.Status(code: status))
+        if let seconds = query.get("retry_after") {
+            response.headers[.retryAfter] = String(seconds)
+        } else if let ahead = query.get("retry_after_date").flatMap({ Double($0) }) {
+            response.headers[.retryAfter] = Self.httpDate(Date().addingTimeInterval(ahead))
+        }
+        return response
+    }
+
+    @Sendable func hold(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let key = try context.parameters.require("key")
+        await gate.wait(for: key)
+        if let size = request.uri.queryParameters.get("size").flatMap({ Int($0) }), size >= 0 {
+            var body = ByteBuffer()
+            body.reserveCapacity(size)
+            for index in 0..<size { body.writeInteger(UInt8(index % 251)) }
+            return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: .init(byteBuffer: body))
+        }
+        return try jsonResponse(["key": key])
+    }
+
+    /// An IMF-fixdate, as `Retry-After` and `Date` carry.
+    static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+}
