@@ -1,5 +1,7 @@
+import CoreMetrics
 import Courier
 import Foundation
+import Tracing
 
 /// `courier-bench overhead`: the time Courier itself adds to a request, measured with a transport
 /// that answers at once (no network), against decoding the same bytes directly; the median over
@@ -21,26 +23,45 @@ struct OverheadBenchmark {
         var configuration = ClientConfiguration(baseURL: URL(string: "http://127.0.0.1:8080")!)
         configuration.decoder = decoder
         let client = APIClient(configuration: configuration, transport: InstantTransport(body: body))
+        // The same client with metrics and tracing given no-op backends: every hook runs, nothing is kept.
+        configuration.metricsFactory = NOOPMetricsHandler.instance
+        configuration.tracer = NoOpTracer()
+        let observed = APIClient(configuration: configuration, transport: InstantTransport(body: body))
         let request = Request<TransportBenchmark.Sample>(.get, "sample")
         let count = options.scaled(20_000)
         let clock = ContinuousClock()
         var differences: [Double] = []
+        var observability: [Double] = []
         var courierTotal = 0.0
         var rawTotal = 0.0
-        for _ in 0..<options.rounds {
-            let courier = try await clock.measure {
-                for _ in 0..<count { _ = try await client.send(request) }
-            }.seconds
+        for round in 0..<options.rounds {
+            func courier(_ client: APIClient) async throws -> Double {
+                try await clock.measure {
+                    for _ in 0..<count { _ = try await client.send(request) }
+                }.seconds
+            }
+            let plain: Double
+            let traced: Double
+            if round.isMultiple(of: 2) {
+                plain = try await courier(client)
+                traced = try await courier(observed)
+            } else {
+                traced = try await courier(observed)
+                plain = try await courier(client)
+            }
             let raw = try clock.measure {
                 for _ in 0..<count { _ = try decoder.decode(TransportBenchmark.Sample.self, from: body) }
             }.seconds
-            differences.append((courier - raw) / Double(count) * 1e9)
-            courierTotal += courier
+            differences.append((plain - raw) / Double(count) * 1e9)
+            observability.append((traced - plain) / Double(count) * 1e9)
+            courierTotal += plain
             rawTotal += raw
         }
         differences.sort()
+        observability.sort()
         let median = differences[differences.count / 2]
         let requests = Double(count * options.rounds)
         print("overhead.request ns=\(Int(median)) courier=\(Int(courierTotal / requests * 1e9))ns decode-only=\(Int(rawTotal / requests * 1e9))ns")
+        print("overhead.observability ns=\(Int(observability[observability.count / 2])) (metrics and tracing on no-op backends, against neither)")
     }
 }

@@ -59,16 +59,17 @@ struct TransportBenchmark {
     ) async throws {
         guard options.selects(name) else { return }
         let courier: @Sendable () async throws -> Void
+        // Every request has a URL of its own (`?n=…`, on both sides), so no two are identical and
+        // in-flight sharing never replaces a request: this measures the cost of each one.
+        let numbers = Ticket()
         if let expected = workload.expectedBytes {
-            let request = Request<Data>(.get, workload.path)
             courier = {
-                let response = try await client.send(request)
+                let response = try await client.send(Request<Data>(.get, workload.path, query: ["n": .int(numbers.take())]))
                 guard response.value.count == expected else { throw BenchError("\(name): \(response.value.count) bytes") }
             }
         } else {
-            let request = Request<Sample>(.get, workload.path)
             courier = {
-                let sample = try await client.send(request).value
+                let sample = try await client.send(Request<Sample>(.get, workload.path, query: ["n": .int(numbers.take())])).value
                 guard sample.id == "123" else { throw BenchError("\(name): wrong sample") }
             }
         }
@@ -100,8 +101,9 @@ struct TransportBenchmark {
         let url = server.baseURL.absoluteString + "/" + workload.path
         let expected = workload.expectedBytes
         let decoder = Self.decoder()
+        let numbers = Ticket()
         return {
-            let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(60))
+            let response = try await client.execute(HTTPClientRequest(url: url + "?n=\(numbers.take())"), timeout: .seconds(60))
             let body = try await response.body.collect(upTo: 64 * 1024 * 1024)
             guard response.status == .ok else { throw BenchError("raw ahc: \(response.status)") }
             if let expected {
@@ -115,11 +117,13 @@ struct TransportBenchmark {
 
     /// `URLSession.data(for:)`, then the same decoding or size check.
     private func rawURLSession(_ session: URLSession, _ server: ImageStoreServer, _ workload: Workload) -> @Sendable () async throws -> Void {
-        let request = URLRequest(url: server.baseURL.appendingPathComponent(workload.path))
+        let url = server.baseURL.appendingPathComponent(workload.path).absoluteString
         let expected = workload.expectedBytes
         let decoder = Self.decoder()
+        let numbers = Ticket()
         return {
-            let (data, response) = try await session.data(for: request)
+            guard let numbered = URL(string: url + "?n=\(numbers.take())") else { throw BenchError("raw urlsession: bad URL") }
+            let (data, response) = try await session.data(for: URLRequest(url: numbered))
             guard (response as? HTTPURLResponse)?.statusCode == 200 else { throw BenchError("raw urlsession: bad status") }
             if let expected {
                 guard data.count == expected else { throw BenchError("raw urlsession: \(data.count) bytes") }

@@ -218,3 +218,59 @@ func uploadAndFetch(client: APIClient, photo: URL, saveTo: URL) async throws -> 
     _ = try await client.download(Request<Data>(.get, "images/\(image.uid)/data"), to: saveTo)
     return image
 }
+
+import Courier
+import Foundation
+
+func makeResilientClient() -> APIClient {
+    var configuration = ClientConfiguration(baseURL: URL(string: "https://api.example.com")!, apiPath: "v1")
+    // Up to 4 attempts; waits drawn from 0…0.5 s, 0…1 s, 0…2 s (or what Retry-After says); 20 s in all
+    configuration.retryPolicy = RetryPolicy(maximumAttempts: 4, baseDelay: .milliseconds(500), budget: .seconds(20))
+    return APIClient(configuration: configuration)
+}
+
+func submitOrder(client: APIClient) async throws {
+    // A POST is retried only when it opts in: the server must be able to take it twice
+    let order = Request<JSONValue>(.post, "orders", body: ["pizza": 5], headers: ["Idempotency-Key": UUID().uuidString])
+        .retry(RetryPolicy(maximumAttempts: 3, retriesAnyMethod: true))
+    do throws(CourierError) {
+        let response = try await client.send(order)
+        print(response.metrics.attempts, response.metrics.backoff)   // 1 and 0 s unless it was retried
+    } catch {
+        print(error.message)                  // "The server answered 503 (…) to POST /v1/orders. (3 attempts)"
+        print(error.metrics?.attempts ?? 0)
+    }
+}
+
+import Courier
+
+func loadProfileEverywhere(client: APIClient) async throws {
+    // Three parts of a screen ask at once: one GET goes out, and each gets its own response
+    async let header = client.send(Request<JSONValue>(.get, "me"))
+    async let menu = client.send(Request<JSONValue>(.get, "me"))
+    async let avatar = client.send(Request<Data>(.get, "me"))
+    let (a, b, c) = try await (header, menu, avatar)
+    print([a, b].map(\.joinedSharedExchange), c.joinedSharedExchange)   // usually one false, the others true
+    // Off for one request, or for the client with configuration.deduplicatesRequests = false;
+    // .deduplicated() opts another method (a POST search, say) in
+    _ = try await client.send(Request<JSONValue>(.get, "me").deduplicated(false))
+}
+
+import CoreMetrics
+import Courier
+import Foundation
+import Tracing
+
+func makeObservedClient(metrics: any MetricsFactory, tracer: any Tracer) -> APIClient {
+    var configuration = ClientConfiguration(baseURL: URL(string: "https://api.example.com")!)
+    configuration.metricsFactory = metrics        // leave nil to use MetricsSystem's backend
+    configuration.tracer = tracer                 // leave nil to use InstrumentationSystem's tracer
+    return APIClient(configuration: configuration)
+}
+
+func loadImage(client: APIClient, id: Int) async throws {
+    // A fixed name keeps dimensions bounded: "image", never "images/42"
+    let response = try await client.send(Request<Data>(.get, "images/\(id)").named("image"))
+    let metrics = response.metrics             // also on CourierError.metrics
+    print(metrics.attempts, metrics.bytesReceived, metrics.timeToFirstByte ?? .zero, metrics.duration)
+}
