@@ -41,7 +41,8 @@ extension APIClient {
             }
         }
         guard let metrics = observability.metrics else { return }
-        metrics.count(CourierMetrics.Label.requests, dimensions(record, status: response?.statusCode))
+        // A joined request sent nothing: it counts as a join, not as a request.
+        if !joined { metrics.count(CourierMetrics.Label.requests, dimensions(record, status: response?.statusCode)) }
         if sent > 0 { metrics.count(CourierMetrics.Label.bytesSent, dimensions(record), by: sent) }
         if received > 0 { metrics.count(CourierMetrics.Label.bytesReceived, dimensions(record), by: received) }
         if joined { metrics.count(CourierMetrics.Label.joins, dimensions(record)) }
@@ -125,41 +126,5 @@ extension APIClient {
         var result = ["method", record.method.rawValue]
         if let name = record.name { result += ["request", name] }
         return result
-    }
-}
-
-extension URL {
-    /// The URL for telemetry: without user info and query (either may carry secrets).
-    var redactedForTelemetry: String {
-        var components = URLComponents(url: self, resolvingAgainstBaseURL: false)
-        components?.user = nil
-        components?.password = nil
-        components?.query = nil
-        components?.fragment = nil
-        return components?.string ?? "\(scheme ?? "http")://\(host ?? "")"
-    }
-}
-
-extension ErrorClassification {
-    /// A short stable name, for metrics dimensions and span attributes.
-    var metricName: String {
-        switch self {
-        case .offline: "offline"
-        case .timedOut: "timed_out"
-        case .cannotConnect: "cannot_connect"
-        case .connectionLost: "connection_lost"
-        case .invalidResponse: "invalid_response"
-        case .cancelled: "cancelled"
-        case .unauthorized: "unauthorized"
-        case .forbidden: "forbidden"
-        case .notFound: "not_found"
-        case .validationFailed: "validation_failed"
-        case .clientError: "client_error"
-        case .serverError: "server_error"
-        case .decodingFailed: "decoding_failed"
-        case .invalidRequest: "invalid_request"
-        case .custom: "custom"
-        case .other: "other"
-        }
     }
 }

@@ -105,18 +105,3 @@ public struct RetryPolicy: Sendable {
         }
     }
 }
-
-extension HTTPMethod {
-    /// GET, HEAD, OPTIONS, PUT, DELETE and TRACE: methods whose repetition has the effect of one request.
-    public var isIdempotent: Bool {
-        self == .get || self == .head || self == .options || self == .put || self == .delete || rawValue == "TRACE"
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as a `Double`.
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}
