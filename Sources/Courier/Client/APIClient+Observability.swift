@@ -8,9 +8,11 @@ extension APIClient {
         if let tracer = observability.tracer {
             let name = parts.name.map { "\(parts.method.rawValue) \($0)" } ?? parts.method.rawValue
             let started = tracer.startSpan(name, ofKind: .client)
-            started.updateAttributes { attributes in
-                attributes["http.request.method"] = parts.method.rawValue
-                attributes["courier.request_id"] = id.description
+            if started.isRecording {
+                started.updateAttributes { attributes in
+                    attributes["http.request.method"] = parts.method.rawValue
+                    attributes["courier.request_id"] = id.description
+                }
             }
             span = started
         }
@@ -31,7 +33,7 @@ extension APIClient {
             record.statusCode = response.statusCode
             if let head = response.headersReceivedAt, head >= started { record.metrics.timeToFirstByte = head - started }
         }
-        if let span = record.span {
+        if let span = record.span, span.isRecording {
             span.updateAttributes { attributes in
                 attributes["url.full"] = wire.url.redactedForTelemetry
                 attributes["server.address"] = wire.url.host ?? ""
@@ -42,30 +44,32 @@ extension APIClient {
         }
         guard let metrics = observability.metrics else { return }
         // A joined request sent nothing: it counts as a join, not as a request.
-        if !joined { metrics.count(CourierMetrics.Label.requests, dimensions(record, status: response?.statusCode)) }
-        if sent > 0 { metrics.count(CourierMetrics.Label.bytesSent, dimensions(record), by: sent) }
-        if received > 0 { metrics.count(CourierMetrics.Label.bytesReceived, dimensions(record), by: received) }
-        if joined { metrics.count(CourierMetrics.Label.joins, dimensions(record)) }
+        if !joined { metrics.count(series(.requests, record, status: response?.statusCode ?? 0)) }
+        if sent > 0 { metrics.count(series(.bytesSent, record), by: sent) }
+        if received > 0 { metrics.count(series(.bytesReceived, record), by: received) }
+        if joined { metrics.count(series(.joins, record)) }
         if let ttfb = record.metrics.timeToFirstByte, response != nil {
-            metrics.time(CourierMetrics.Label.timeToFirstByte, dimensions(record), ttfb)
+            metrics.time(series(.timeToFirstByte, record), ttfb)
         }
     }
 
     /// Counts a cache lookup: `hit`, `miss`, `revalidated` or `offline`.
     func recordCache(_ result: String, _ record: RequestRecord) {
-        observability.metrics?.count(CourierMetrics.Label.cache, ["result", result] + dimensions(record))
+        observability.metrics?.count(series(.cache, record, detail: result))
     }
 
     /// Ends a successful request's record: the final metrics, the duration timer, the span.
     func finish(_ record: inout RequestRecord, source: ResponseSource, statusCode: Int) -> RequestMetrics {
         record.metrics.source = source
         record.metrics.duration = .now - record.start
-        observability.metrics?.time(CourierMetrics.Label.duration, dimensions(record, status: statusCode), record.metrics.duration)
+        observability.metrics?.time(series(.duration, record, status: statusCode), record.metrics.duration)
         if let span = record.span {
-            span.updateAttributes { attributes in
-                attributes["http.response.status_code"] = statusCode
-                attributes["courier.response.source"] = "\(source)"
-                if record.metrics.retries > 0 { attributes["http.request.resend_count"] = record.metrics.retries }
+            if span.isRecording {
+                span.updateAttributes { attributes in
+                    attributes["http.response.status_code"] = statusCode
+                    attributes["courier.response.source"] = "\(source)"
+                    if record.metrics.retries > 0 { attributes["http.request.resend_count"] = record.metrics.retries }
+                }
             }
             span.end()
         }
@@ -79,24 +83,26 @@ extension APIClient {
         record.metrics.duration = .now - record.start
         failure.metrics = record.metrics
         if let metrics = observability.metrics {
-            metrics.time(CourierMetrics.Label.duration, dimensions(record, status: failure.statusCode), record.metrics.duration)
-            metrics.count(CourierMetrics.Label.failures, ["classification", failure.classification.metricName] + dimensions(record))
+            metrics.time(series(.duration, record, status: failure.statusCode ?? 0), record.metrics.duration)
+            metrics.count(series(.failures, record, detail: failure.classification.metricName))
         }
         if let span = record.span {
-            span.updateAttributes { attributes in
-                attributes["error.type"] = failure.statusCode.map(String.init) ?? failure.classification.metricName
-                if record.metrics.retries > 0 { attributes["http.request.resend_count"] = record.metrics.retries }
+            if span.isRecording {
+                span.updateAttributes { attributes in
+                    attributes["error.type"] = failure.statusCode.map(String.init) ?? failure.classification.metricName
+                    if record.metrics.retries > 0 { attributes["http.request.resend_count"] = record.metrics.retries }
+                }
+                span.recordError(failure)
+                span.setStatus(SpanStatus(code: .error, message: failure.message))
             }
-            span.recordError(failure)
-            span.setStatus(SpanStatus(code: .error, message: failure.message))
             span.end()
         }
         return failure
     }
 
-    /// Counts a retry (metrics and span).
+    /// Counts a retry.
     func recordRetry(_ record: RequestRecord) {
-        observability.metrics?.count(CourierMetrics.Label.retries, dimensions(record))
+        observability.metrics?.count(series(.retries, record))
     }
 
     /// Adds the span's trace context to `request`'s headers when the propagation rule allows its
@@ -114,17 +120,8 @@ extension APIClient {
         return injected.map(\.name)
     }
 
-    /// `method`, the status class and the request name, as flat name/value pairs.
-    private func dimensions(_ record: RequestRecord, status: Int?) -> [String] {
-        let statusClass = status.map { "\($0 / 100)xx" } ?? "failed"
-        var result = ["method", record.method.rawValue, "status_class", statusClass]
-        if let name = record.name { result += ["request", name] }
-        return result
-    }
-
-    private func dimensions(_ record: RequestRecord) -> [String] {
-        var result = ["method", record.method.rawValue]
-        if let name = record.name { result += ["request", name] }
-        return result
+    /// The series of `metric` for this request; `status` 0 for a failure without a response.
+    private func series(_ metric: CourierMetrics.Metric, _ record: RequestRecord, status: Int? = nil, detail: String? = nil) -> CourierMetrics.Series {
+        CourierMetrics.Series(metric: metric, method: record.method, statusClass: status.map { $0 / 100 } ?? -1, detail: detail, name: record.name)
     }
 }

@@ -39,7 +39,7 @@ final class SharedExchange: Sendable {
         let observer = TransferObserver(
             upload: { [weak self] progress in self?.forEachObserver { $0.upload?(progress) } },
             download: { [weak self] progress in self?.forEachObserver { $0.download?(progress) } })
-        let task = Task {
+        let run: @Sendable () async -> Void = {
             let result: Result<TransportResponse, any Error>
             do {
                 result = .success(try await body(observer))
@@ -48,6 +48,14 @@ final class SharedExchange: Sendable {
             }
             self.complete(with: result)
             finished()
+        }
+        // Started on the calling thread, so an exchange costs no hop to another thread until the
+        // transport itself suspends.
+        let task: Task<Void, Never>
+        if #available(macOS 26, iOS 26, watchOS 26, tvOS 26, visionOS 26, *) {
+            task = Task.immediate { await run() }
+        } else {
+            task = Task { await run() }
         }
         let cancel = state.withLock { state in
             state.task = task
