@@ -27,11 +27,17 @@ struct OverheadBenchmark {
         configuration.metricsFactory = NOOPMetricsHandler.instance
         configuration.tracer = NoOpTracer()
         let observed = APIClient(configuration: configuration, transport: InstantTransport(body: body))
+        // And without in-flight sharing, to show what it costs a request that nobody joins.
+        configuration.metricsFactory = nil
+        configuration.tracer = nil
+        configuration.deduplicatesRequests = false
+        let unshared = APIClient(configuration: configuration, transport: InstantTransport(body: body))
         let request = Request<TransportBenchmark.Sample>(.get, "sample")
         let count = options.scaled(20_000)
         let clock = ContinuousClock()
         var differences: [Double] = []
         var observability: [Double] = []
+        var sharing: [Double] = []
         var courierTotal = 0.0
         var rawTotal = 0.0
         for round in 0..<options.rounds {
@@ -42,10 +48,13 @@ struct OverheadBenchmark {
             }
             let plain: Double
             let traced: Double
+            let alone: Double
             if round.isMultiple(of: 2) {
                 plain = try await courier(client)
                 traced = try await courier(observed)
+                alone = try await courier(unshared)
             } else {
+                alone = try await courier(unshared)
                 traced = try await courier(observed)
                 plain = try await courier(client)
             }
@@ -54,14 +63,17 @@ struct OverheadBenchmark {
             }.seconds
             differences.append((plain - raw) / Double(count) * 1e9)
             observability.append((traced - plain) / Double(count) * 1e9)
+            sharing.append((plain - alone) / Double(count) * 1e9)
             courierTotal += plain
             rawTotal += raw
         }
         differences.sort()
         observability.sort()
+        sharing.sort()
         let median = differences[differences.count / 2]
         let requests = Double(count * options.rounds)
         print("overhead.request ns=\(Int(median)) courier=\(Int(courierTotal / requests * 1e9))ns decode-only=\(Int(rawTotal / requests * 1e9))ns")
+        print("overhead.sharing ns=\(Int(sharing[sharing.count / 2])) (in-flight sharing on, nobody joining, against off)")
         print("overhead.observability ns=\(Int(observability[observability.count / 2])) (metrics and tracing on no-op backends, against neither)")
     }
 }

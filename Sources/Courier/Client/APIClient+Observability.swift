@@ -111,7 +111,7 @@ extension APIClient {
         guard let span = record.span, let tracer = observability.tracer else { return [] }
         switch observability.propagation {
         case .none: return []
-        case .apiOrigin: guard request.url.origin == observability.apiOrigin else { return [] }
+        case .apiOrigin: guard observability.isAPIOrigin(request.url) else { return [] }
         case .anyOrigin: break
         }
         var injected = HTTPHeaders()

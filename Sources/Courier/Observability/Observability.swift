@@ -10,6 +10,9 @@ struct Observability: Sendable {
     let tracer: (any Tracer)?
     let propagation: TraceContextPropagation
     let apiOrigin: String
+    /// The base URL's text up to its path (`https://api.example.com/`): a URL that starts with it
+    /// is of the API's origin without taking the URL apart.
+    let apiPrefix: String
 
     init(configuration: ClientConfiguration) {
         if let factory = configuration.metricsFactory {
@@ -26,6 +29,15 @@ struct Observability: Sendable {
         }
         propagation = configuration.traceContextPropagation
         apiOrigin = configuration.baseURL.origin
+        let base = configuration.baseURL.absoluteString
+        let authorityStart = base.range(of: "://")?.upperBound ?? base.startIndex
+        let pathStart = base[authorityStart...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? base.endIndex
+        apiPrefix = base[..<pathStart] + "/"
+    }
+
+    /// Whether `url` is of the base URL's origin.
+    func isAPIOrigin(_ url: URL) -> Bool {
+        url.absoluteString.hasPrefix(apiPrefix) || url.origin == apiOrigin
     }
 
     /// Whether anything is recorded at all.

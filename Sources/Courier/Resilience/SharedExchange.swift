@@ -67,7 +67,14 @@ final class SharedExchange: Sendable {
     /// Waits in the place `id` for the exchange's result; cancelling the caller leaves the place
     /// at once with a `CancellationError`.
     func wait(in id: Int, observer: TransferObserver) async throws -> TransportResponse {
-        try await withTaskCancellationHandler {
+        // An exchange that ended before its caller waited (an answer at once) needs no continuation.
+        let ended: Result<TransportResponse, any Error>? = state.withLock { state in
+            guard let result = state.result, state.reserved.remove(id) != nil else { return nil }
+            state.departed.remove(id)
+            return result
+        }
+        if let ended { return try ended.get() }
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<TransportResponse, any Error>) in
                 let early: Result<TransportResponse, any Error>? = state.withLock { state in
                     state.reserved.remove(id)
