@@ -105,9 +105,6 @@ final class SharedExchange: Sendable {
         task?.cancel()
     }
 
-    /// Whether the exchange is being cancelled because everyone left.
-    var isAbandoned: Bool { state.withLock { $0.abandoned } }
-
     private func complete(with result: Result<TransportResponse, any Error>) {
         let waiters = state.withLock { state in
             state.result = result

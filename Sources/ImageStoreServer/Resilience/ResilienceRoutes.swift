@@ -50,7 +50,7 @@ struct ResilienceRoutes {
         if let seconds = query.get("retry_after") {
             response.headers[.retryAfter] = String(seconds)
         } else if let ahead = query.get("retry_after_date").flatMap({ Double($0) }) {
-            response.headers[.retryAfter] = Self.httpDate(Date().addingTimeInterval(ahead))
+            response.headers[.retryAfter] = HTTPDate.format(Date().addingTimeInterval(ahead))
         }
         return response
     }
@@ -65,14 +65,5 @@ struct ResilienceRoutes {
             return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: .init(byteBuffer: body))
         }
         return try jsonResponse(["key": key])
-    }
-
-    /// An IMF-fixdate, as `Retry-After` and `Date` carry.
-    static func httpDate(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: date)
     }
 }
