@@ -80,6 +80,8 @@ struct TransportBenchmark {
     private static func client(_ server: ImageStoreServer, _ transport: any HTTPTransport) -> APIClient {
         var configuration = ClientConfiguration(baseURL: server.baseURL)
         configuration.decoder = decoder()
+        // COURIER_BENCH_SHARING=off measures the path without in-flight sharing.
+        configuration.deduplicatesRequests = ProcessInfo.processInfo.environment["COURIER_BENCH_SHARING"] != "off"
         return APIClient(configuration: configuration, transport: transport)
     }
 
