@@ -39,7 +39,4 @@ struct Observability: Sendable {
     func isAPIOrigin(_ url: URL) -> Bool {
         url.absoluteString.hasPrefix(apiPrefix) || url.origin == apiOrigin
     }
-
-    /// Whether anything is recorded at all.
-    var isActive: Bool { metrics != nil || tracer != nil }
 }
