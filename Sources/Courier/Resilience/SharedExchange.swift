@@ -36,9 +36,11 @@ final class SharedExchange: Sendable {
 
     /// Starts the exchange; `body` gets an observer that reports to every waiter.
     func start(_ body: @escaping @Sendable (TransferObserver) async throws -> TransportResponse, finished: @escaping @Sendable () -> Void) {
+        // Strong captures: the observer lives only as long as the exchange (a weak reference
+        // would cost every exchange a side-table allocation).
         let observer = TransferObserver(
-            upload: { [weak self] progress in self?.forEachObserver { $0.upload?(progress) } },
-            download: { [weak self] progress in self?.forEachObserver { $0.download?(progress) } })
+            upload: { progress in self.forEachObserver { $0.upload?(progress) } },
+            download: { progress in self.forEachObserver { $0.download?(progress) } })
         let run: @Sendable () async -> Void = {
             let result: Result<TransportResponse, any Error>
             do {
