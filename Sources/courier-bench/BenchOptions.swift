@@ -1,3 +1,5 @@
+import BenchWorkloads
+
 /// Command-line options shared by the suites.
 struct BenchOptions: Sendable {
     /// Alternating rounds per pair (more rounds, less noise).
@@ -24,10 +26,4 @@ struct BenchOptions: Sendable {
 
     /// `count` scaled, at least `minimum`.
     func scaled(_ count: Int, minimum: Int = 8) -> Int { max(minimum, Int(Double(count) * scale)) }
-}
-
-/// A benchmark that could not run or saw a wrong answer.
-struct BenchError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

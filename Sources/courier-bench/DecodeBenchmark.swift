@@ -1,3 +1,4 @@
+import BenchWorkloads
 import Courier
 import Foundation
 

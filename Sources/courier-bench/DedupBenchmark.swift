@@ -1,3 +1,4 @@
+import BenchWorkloads
 import Courier
 import CourierAsyncHTTPClient
 import Foundation
@@ -36,7 +37,7 @@ struct DedupBenchmark {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<100 {
                 group.addTask {
-                    let sample = try await client.send(Request<TransportBenchmark.Sample>(.get, "sample")).value
+                    let sample = try await client.send(Request<SmallGet.Sample>(.get, "sample")).value
                     guard sample.id == "123" else { throw BenchError("dedup: wrong sample") }
                 }
             }

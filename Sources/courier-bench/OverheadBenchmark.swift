@@ -1,3 +1,4 @@
+import BenchWorkloads
 import CoreMetrics
 import Courier
 import Foundation
@@ -32,7 +33,7 @@ struct OverheadBenchmark {
         configuration.tracer = nil
         configuration.deduplicatesRequests = false
         let unshared = APIClient(configuration: configuration, transport: InstantTransport(body: body))
-        let request = Request<TransportBenchmark.Sample>(.get, "sample")
+        let request = Request<SmallGet.Sample>(.get, "sample")
         let count = options.scaled(20_000)
         let clock = ContinuousClock()
         var differences: [Double] = []
@@ -59,7 +60,7 @@ struct OverheadBenchmark {
                 plain = try await courier(client)
             }
             let raw = try clock.measure {
-                for _ in 0..<count { _ = try decoder.decode(TransportBenchmark.Sample.self, from: body) }
+                for _ in 0..<count { _ = try decoder.decode(SmallGet.Sample.self, from: body) }
             }.seconds
             differences.append((plain - raw) / Double(count) * 1e9)
             observability.append((traced - plain) / Double(count) * 1e9)

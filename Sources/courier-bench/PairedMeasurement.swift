@@ -1,6 +1,9 @@
+import BenchWorkloads
+
 /// Times two ways of doing the same work in alternating rounds (A then B, then B then A, …) so
 /// that drift of the machine hits both. Each round gives a ratio of adjacent runs; the reported
-/// ratio is the median of those, which one disturbed round cannot move.
+/// ratio is the median of those, which one disturbed round cannot move. Every operation's latency
+/// is recorded too, for percentiles over all rounds.
 struct PairedMeasurement {
     let name: String
     let count: Int
@@ -13,6 +16,24 @@ struct PairedMeasurement {
         /// Overall rates, operations per second.
         var courier: Double
         var raw: Double
+        /// Latency percentiles over every operation of every round.
+        var courierLatency: Percentiles
+        var rawLatency: Percentiles
+    }
+
+    /// The 50th and 99th percentile of a set of latencies.
+    struct Percentiles {
+        var p50: Duration
+        var p99: Duration
+
+        init(_ latencies: [Duration]) {
+            let sorted = latencies.sorted()
+            func at(_ fraction: Double) -> Duration {
+                sorted.isEmpty ? .zero : sorted[min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.down)))]
+            }
+            p50 = at(0.50)
+            p99 = at(0.99)
+        }
     }
 
     func run(
@@ -23,24 +44,37 @@ struct PairedMeasurement {
         _ = try await LoadRunner.run(count: warmup, concurrency: concurrency, courier)
         var courierTimes: [Double] = []
         var rawTimes: [Double] = []
+        var courierLatencies: [Duration] = []
+        var rawLatencies: [Duration] = []
+        func measure(_ operation: @escaping @Sendable () async throws -> Void, _ times: inout [Double], _ latencies: inout [Duration]) async throws {
+            let outcome = try await LoadRunner.run(count: count, concurrency: concurrency, recordingLatencies: true, operation)
+            times.append(outcome.duration.seconds)
+            latencies += outcome.latencies
+        }
         for round in 0..<rounds {
             if round.isMultiple(of: 2) {
-                rawTimes.append(try await LoadRunner.run(count: count, concurrency: concurrency, raw).seconds)
-                courierTimes.append(try await LoadRunner.run(count: count, concurrency: concurrency, courier).seconds)
+                try await measure(raw, &rawTimes, &rawLatencies)
+                try await measure(courier, &courierTimes, &courierLatencies)
             } else {
-                courierTimes.append(try await LoadRunner.run(count: count, concurrency: concurrency, courier).seconds)
-                rawTimes.append(try await LoadRunner.run(count: count, concurrency: concurrency, raw).seconds)
+                try await measure(courier, &courierTimes, &courierLatencies)
+                try await measure(raw, &rawTimes, &rawLatencies)
             }
         }
         let ratios = zip(rawTimes, courierTimes).map { $0 / $1 }.sorted()
         let median = ratios.count.isMultiple(of: 2)
             ? (ratios[ratios.count / 2 - 1] + ratios[ratios.count / 2]) / 2 : ratios[ratios.count / 2]
         let total = Double(count * rounds)
-        return Result(ratio: median, courier: total / courierTimes.reduce(0, +), raw: total / rawTimes.reduce(0, +))
+        return Result(
+            ratio: median, courier: total / courierTimes.reduce(0, +), raw: total / rawTimes.reduce(0, +),
+            courierLatency: Percentiles(courierLatencies), rawLatency: Percentiles(rawLatencies))
     }
 
-    /// Prints `name ratio=… courier=…/s raw=…/s`.
+    /// Prints `name ratio=… courier=…/s raw=…/s p50=…/…µs p99=…/…µs` (courier/raw).
     static func report(_ name: String, _ result: Result) {
-        print("\(name) ratio=\(String(format: "%.2f", result.ratio)) courier=\(Int(result.courier.rounded()))/s raw=\(Int(result.raw.rounded()))/s")
+        func micros(_ duration: Duration) -> String { String(Int((duration.seconds * 1e6).rounded())) }
+        print(
+            "\(name) ratio=\(String(format: "%.2f", result.ratio)) courier=\(Int(result.courier.rounded()))/s raw=\(Int(result.raw.rounded()))/s"
+                + " p50=\(micros(result.courierLatency.p50))/\(micros(result.rawLatency.p50))µs"
+                + " p99=\(micros(result.courierLatency.p99))/\(micros(result.rawLatency.p99))µs")
     }
 }

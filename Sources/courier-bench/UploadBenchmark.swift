@@ -1,3 +1,4 @@
+import BenchWorkloads
 import AsyncHTTPClient
 import Courier
 import CourierAsyncHTTPClient

@@ -4,7 +4,11 @@ import Foundation
 let arguments = Array(CommandLine.arguments.dropFirst())
 let suites: [String: @Sendable (BenchOptions) async throws -> Void] = [
     "transport": { try await TransportBenchmark(options: $0).run() },
-    "overhead": { try await OverheadBenchmark(options: $0).run() },
+    "overhead": {
+        try await OverheadBenchmark(options: $0).run()
+        try await HotPathBenchmark(options: $0).run()
+    },
+    "hotpath": { try await HotPathBenchmark(options: $0).run() },
     "decode": { try DecodeBenchmark(options: $0).run() },
     "cache": { try await CacheBenchmark(options: $0).run() },
     "upload": { try await UploadBenchmark(options: $0).run() },

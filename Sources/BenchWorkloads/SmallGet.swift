@@ -1,0 +1,100 @@
+import AsyncHTTPClient
+import Courier
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The GETs the transport benchmarks send, through Courier and through each transport's raw API,
+/// with the same decoding or size check on both sides. Every request has a URL of its own
+/// (`?n=…`), so no two are identical and in-flight sharing never replaces one.
+public enum SmallGet {
+    /// The `/sample` document.
+    public struct Sample: Decodable, Sendable {
+        /// Its id, `"123"`.
+        public var id: String
+        /// Its user name.
+        public var userName: String
+        /// Its email.
+        public var email: String
+        /// Its first-login flag.
+        public var isFirstLogin: Bool
+    }
+
+    /// The decoder both sides use.
+    public static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return decoder
+    }
+
+    /// A client on `transport` as the benchmarks configure it; `COURIER_BENCH_SHARING=off` in the
+    /// environment turns in-flight sharing off.
+    public static func client(_ baseURL: URL, _ transport: any HTTPTransport) -> APIClient {
+        var configuration = ClientConfiguration(baseURL: baseURL)
+        configuration.decoder = decoder()
+        configuration.deduplicatesRequests = ProcessInfo.processInfo.environment["COURIER_BENCH_SHARING"] != "off"
+        return APIClient(configuration: configuration, transport: transport)
+    }
+
+    /// A raw URLSession configured like ``URLSessionTransport``'s (no URL cache).
+    public static func rawSession() -> URLSession {
+        let configuration = URLSessionConfiguration.default
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        return URLSession(configuration: configuration)
+    }
+
+    /// One GET of `path` through `client`: decoded as ``Sample``, or checked to be `expectedBytes` long.
+    public static func courier(_ client: APIClient, path: String, expectedBytes: Int?) -> @Sendable () async throws -> Void {
+        let numbers = Ticket()
+        if let expected = expectedBytes {
+            return {
+                let response = try await client.send(Request<Data>(.get, path, query: ["n": .int(numbers.take())]))
+                guard response.value.count == expected else { throw BenchError("courier: \(response.value.count) bytes") }
+            }
+        }
+        return {
+            let sample = try await client.send(Request<Sample>(.get, path, query: ["n": .int(numbers.take())])).value
+            guard sample.id == "123" else { throw BenchError("courier: wrong sample") }
+        }
+    }
+
+    /// The same GET with `HTTPClient.execute` and `collect`.
+    public static func rawAHC(_ client: HTTPClient, baseURL: URL, path: String, expectedBytes: Int?) -> @Sendable () async throws -> Void {
+        let url = baseURL.absoluteString + "/" + path
+        let decoder = decoder()
+        let numbers = Ticket()
+        return {
+            let response = try await client.execute(HTTPClientRequest(url: url + "?n=\(numbers.take())"), timeout: .seconds(60))
+            let body = try await response.body.collect(upTo: 64 * 1024 * 1024)
+            guard response.status == .ok else { throw BenchError("raw ahc: \(response.status)") }
+            if let expectedBytes {
+                guard body.readableBytes == expectedBytes else { throw BenchError("raw ahc: \(body.readableBytes) bytes") }
+            } else {
+                let sample = try decoder.decode(Sample.self, from: Data(buffer: body))
+                guard sample.id == "123" else { throw BenchError("raw ahc: wrong sample") }
+            }
+        }
+    }
+
+    /// The same GET with `URLSession.data(for:)`.
+    public static func rawURLSession(_ session: URLSession, baseURL: URL, path: String, expectedBytes: Int?) -> @Sendable () async throws -> Void {
+        let url = baseURL.appendingPathComponent(path).absoluteString
+        let decoder = decoder()
+        let numbers = Ticket()
+        return {
+            guard let numbered = URL(string: url + "?n=\(numbers.take())") else { throw BenchError("raw urlsession: bad URL") }
+            let (data, response) = try await session.data(for: URLRequest(url: numbered))
+            guard (response as? HTTPURLResponse)?.statusCode == 200 else { throw BenchError("raw urlsession: bad status") }
+            if let expectedBytes {
+                guard data.count == expectedBytes else { throw BenchError("raw urlsession: \(data.count) bytes") }
+            } else {
+                let sample = try decoder.decode(Sample.self, from: data)
+                guard sample.id == "123" else { throw BenchError("raw urlsession: wrong sample") }
+            }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import AsyncHTTPClient
+import BenchWorkloads
+import Courier
+import CourierAsyncHTTPClient
+import Dispatch
+import Foundation
+import MallocInterposerSwift
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// `courier-probe`: the client half of `courier-bench overhead`'s hot-path lines, run as a process of
+// its own so that its counters (context switches, allocations, instructions under valgrind) see the
+// client and nothing of the server.
+//
+//   courier-probe --url BASE --side courier|raw --transport ahc|urlsession
+//                 [--path sample] [--count N] [--warmup N] [--concurrency C] [--allocations]
+//
+// It sends `warmup` GETs, then `count` more while counting, and prints one line:
+//   switches=… voluntary=… involuntary=… mallocs=… bytes=…   (per request)
+// `--allocations` needs the interposer preloaded (LD_PRELOAD=libMallocInterposerSwift.so).
+
+struct ProbeOptions {
+    var url: URL?
+    var side = "courier"
+    var transport = "ahc"
+    var path = "sample"
+    var count = 1000
+    var warmup = 200
+    var concurrency = 1
+    var allocations = false
+
+    init(_ arguments: [String]) throws {
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--url": url = iterator.next().flatMap(URL.init(string:))
+            case "--side": side = iterator.next() ?? side
+            case "--transport": transport = iterator.next() ?? transport
+            case "--path": path = iterator.next() ?? path
+            case "--count": count = iterator.next().flatMap(Int.init) ?? count
+            case "--warmup": warmup = iterator.next().flatMap(Int.init) ?? warmup
+            case "--concurrency": concurrency = iterator.next().flatMap(Int.init) ?? concurrency
+            case "--allocations": allocations = true
+            default: throw BenchError("unknown option \(argument)")
+            }
+        }
+    }
+}
+
+func contextSwitches() -> (voluntary: Int, involuntary: Int) {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return (usage.ru_nvcsw, usage.ru_nivcsw)
+}
+
+func probe(_ options: ProbeOptions) async throws {
+    guard let base = options.url else { throw BenchError("--url is required") }
+    var ahcConfiguration = AsyncHTTPClientTransport.Configuration()
+    ahcConfiguration.maximumConnectionsPerHost = 32
+    let ahc = AsyncHTTPClientTransport(configuration: ahcConfiguration)
+    let expected: Int? = options.path == "sample" ? nil : Int(options.path.split(separator: "/").last ?? "")
+    let operation: @Sendable () async throws -> Void
+    switch (options.side, options.transport) {
+    case ("courier", "ahc"): operation = SmallGet.courier(SmallGet.client(base, ahc), path: options.path, expectedBytes: expected)
+    case ("courier", "urlsession"): operation = SmallGet.courier(SmallGet.client(base, URLSessionTransport()), path: options.path, expectedBytes: expected)
+    case ("raw", "ahc"): operation = SmallGet.rawAHC(ahc.client, baseURL: base, path: options.path, expectedBytes: expected)
+    case ("raw", "urlsession"): operation = SmallGet.rawURLSession(SmallGet.rawSession(), baseURL: base, path: options.path, expectedBytes: expected)
+    default: throw BenchError("unknown side or transport: \(options.side) \(options.transport)")
+    }
+    if options.warmup > 0 {
+        _ = try await LoadRunner.run(count: options.warmup, concurrency: options.concurrency, operation)
+    }
+    let before = contextSwitches()
+    if options.allocations {
+        MallocInterposerSwift.initialize()
+        MallocInterposerSwift.hook()
+    }
+    _ = try await LoadRunner.run(count: options.count, concurrency: options.concurrency, operation)
+    if options.allocations { MallocInterposerSwift.unhook() }
+    let after = contextSwitches()
+    let statistics = MallocInterposerSwift.getStatistics()
+    let requests = Double(max(1, options.count))
+    let voluntary = Double(after.voluntary - before.voluntary) / requests
+    let involuntary = Double(after.involuntary - before.involuntary) / requests
+    var line = String(format: "switches=%.3f voluntary=%.3f involuntary=%.3f", voluntary + involuntary, voluntary, involuntary)
+    if options.allocations {
+        line += String(format: " mallocs=%.2f bytes=%.0f", Double(statistics.mallocCount) / requests, Double(statistics.mallocBytesCount) / requests)
+    }
+    print(line)
+    try await ahc.shutdown()
+}
+
+// A synchronous main that waits for the work on a semaphore: valgrind 3.19 crashes on the way an
+// `async` main parks the main thread in libdispatch.
+let finished = DispatchSemaphore(value: 0)
+let failure = Locked<String?>(nil)
+Task.detached {
+    do {
+        try await probe(try ProbeOptions(Array(CommandLine.arguments.dropFirst())))
+    } catch {
+        failure.withLock { $0 = "courier-probe: \(error)\n" }
+    }
+    finished.signal()
+}
+finished.wait()
+if let message = failure.withLock({ $0 }) {
+    FileHandle.standardError.write(Data(message.utf8))
+    exit(1)
+}
+exit(0)
