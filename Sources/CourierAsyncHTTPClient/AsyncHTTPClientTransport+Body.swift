@@ -62,39 +62,6 @@ extension AsyncHTTPClientTransport {
         observer.download?(TransferProgress(completed: Int64(data.count), total: Int64(data.count)))
         return data
     }
-
-    /// Runs `body` with a deadline `seconds` from now: past it, `body` is cancelled and
-    /// ``DeadlineExceeded`` thrown. async-http-client's own deadline ends when the response head
-    /// arrives; this one covers reading the body too.
-    ///
-    /// `body` runs in a task of its own, so the deadline can cancel it without cancelling the
-    /// caller; it starts on the calling thread, and the deadline costs an entry in
-    /// ``DeadlineMonitor``, not a timer of its own.
-    static func withDeadline<T: Sendable>(seconds: TimeInterval, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        let deadline = ContinuousClock.now + .nanoseconds(Int64((min(seconds, 1e9) * 1e9).rounded()))
-        let expired = Locked(false)
-        let task: Task<T, any Error>
-        if #available(macOS 26, iOS 26, watchOS 26, tvOS 26, visionOS 26, *) {
-            task = Task.immediate { try await body() }
-        } else {
-            task = Task { try await body() }
-        }
-        let entry = DeadlineMonitor.shared.register(deadline) {
-            expired.withLock { $0 = true }
-            task.cancel()
-        }
-        defer { DeadlineMonitor.shared.remove(entry) }
-        do {
-            return try await withTaskCancellationHandler {
-                try await task.value
-            } onCancel: {
-                task.cancel()
-            }
-        } catch {
-            if expired.withLock({ $0 }) { throw DeadlineExceeded() }
-            throw error
-        }
-    }
 }
 
 /// The request's deadline passed before the whole response arrived.

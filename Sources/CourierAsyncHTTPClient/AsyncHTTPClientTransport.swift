@@ -97,18 +97,18 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// ``Courier/CourierError/Kind/timedOut``. A body in a content coding the client cannot decode
     /// (`br`, for example) fails with ``Courier/CourierError/Kind/invalidResponse``.
     public func send(_ request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
-        let wire = wireRequest(for: request, observer: observer)
-        do {
-            return try await Self.withDeadline(seconds: request.timeout) {
-                try await self.exchange(wire, request: request, observer: observer)
+        let control = ExchangeControl()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<TransportResponse, any Error>) in
+                control.attach(start(request, observer: observer) { continuation.resume(with: $0) })
             }
-        } catch {
-            throw Self.courierError(for: error, request: request)
+        } onCancel: {
+            control.cancel()
         }
     }
 
     /// The request as async-http-client takes it.
-    private func wireRequest(for request: TransportRequest, observer: TransferObserver) -> HTTPClientRequest {
+    func wireRequest(for request: TransportRequest, observer: TransferObserver) -> HTTPClientRequest {
         var wire = HTTPClientRequest(url: request.url.absoluteString)
         wire.method = .init(rawValue: request.method.rawValue)
         for field in request.headers {
@@ -131,7 +131,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     /// Sends the request and reads the whole answer.
-    private func exchange(_ wire: HTTPClientRequest, request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
+    func exchange(_ wire: HTTPClientRequest, request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
         let deadline = NIODeadline.now() + .nanoseconds(Int64(request.timeout * 1_000_000_000))
         let response = try await client.execute(wire, deadline: deadline)
         let headAt = ContinuousClock.now

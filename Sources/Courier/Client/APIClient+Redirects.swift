@@ -5,33 +5,47 @@ extension APIClient {
     /// `traceHeaders` (trace context added for the API's origin) are removed when a redirect
     /// leaves the origin, unless the propagation rule covers every origin.
     func exchange(_ request: TransportRequest, observer: TransferObserver, traceHeaders: [String] = []) async throws -> TransportResponse {
-        let policy = configuration.redirects
         var current = request
         var hops = 0
         while true {
             let response = try await transport.send(current, observer: observer)
-            guard [301, 302, 303, 307, 308].contains(response.statusCode), policy.maximumRedirects > 0 else {
+            guard let next = try redirect(after: response, to: current, from: request, hops: hops, traceHeaders: traceHeaders) else {
                 return response
             }
-            guard hops < policy.maximumRedirects else {
-                throw CourierError(
-                    .redirectFailed, "The server redirected more than \(policy.maximumRedirects) times; giving up.",
-                    url: response.url, statusCode: response.statusCode, headers: response.headers, body: response.body)
-            }
-            guard let location = response.headers["Location"],
-                  let next = URL(string: location, relativeTo: current.url)?.absoluteURL,
-                  ["http", "https"].contains(next.scheme?.lowercased() ?? "")
-            else {
-                throw CourierError(
-                    .redirectFailed, "The server answered \(response.statusCode) without a valid http(s) Location header.",
-                    url: response.url, statusCode: response.statusCode, headers: response.headers, body: response.body)
-            }
-            current = redirected(current, to: next, status: response.statusCode, originalOrigin: request.url.origin)
-            if observability.propagation != .anyOrigin, next.origin != request.url.origin {
-                for name in traceHeaders { current.headers.remove(name) }
-            }
+            current = next
             hops += 1
         }
+    }
+
+    /// The request a redirect leads to, or `nil` when `response` is the answer (not a redirect,
+    /// or redirects are not followed). `current` is the request `response` answers, `original`
+    /// the first of the chain, `hops` the redirects followed so far.
+    func redirect(
+        after response: TransportResponse, to current: TransportRequest, from original: TransportRequest, hops: Int,
+        traceHeaders: [String]
+    ) throws -> TransportRequest? {
+        let policy = configuration.redirects
+        guard [301, 302, 303, 307, 308].contains(response.statusCode), policy.maximumRedirects > 0 else {
+            return nil
+        }
+        guard hops < policy.maximumRedirects else {
+            throw CourierError(
+                .redirectFailed, "The server redirected more than \(policy.maximumRedirects) times; giving up.",
+                url: response.url, statusCode: response.statusCode, headers: response.headers, body: response.body)
+        }
+        guard let location = response.headers["Location"],
+              let next = URL(string: location, relativeTo: current.url)?.absoluteURL,
+              ["http", "https"].contains(next.scheme?.lowercased() ?? "")
+        else {
+            throw CourierError(
+                .redirectFailed, "The server answered \(response.statusCode) without a valid http(s) Location header.",
+                url: response.url, statusCode: response.statusCode, headers: response.headers, body: response.body)
+        }
+        var redirected = redirected(current, to: next, status: response.statusCode, originalOrigin: original.url.origin)
+        if observability.propagation != .anyOrigin, next.origin != original.url.origin {
+            for name in traceHeaders { redirected.headers.remove(name) }
+        }
+        return redirected
     }
 
     private func redirected(_ request: TransportRequest, to url: URL, status: Int, originalOrigin: String) -> TransportRequest {

@@ -114,9 +114,21 @@ extension APIClient {
             var joined = false
             let response: TransportResponse
             if sharesExchanges(parts), !RefreshCoordinator.isRefreshing, let key = ExchangeKey(wire) {
-                let outcome = try await inFlight.send(key, observer: observer) { [self, traced] shared in
-                    try await exchange(traced, observer: shared, traceHeaders: traceHeaders)
+                let body: SharedExchange.Body
+                if let callbackTransport {
+                    body = .callback { [self, traced] shared, completion in
+                        let exchange = RedirectingExchange(
+                            client: self, transport: callbackTransport, request: traced, observer: shared,
+                            traceHeaders: traceHeaders, completion: completion)
+                        exchange.start()
+                        return { exchange.cancel() }
+                    }
+                } else {
+                    body = .task { [self, traced] shared in
+                        try await exchange(traced, observer: shared, traceHeaders: traceHeaders)
+                    }
                 }
+                let outcome = try await inFlight.send(key, observer: observer, body: body)
                 (response, joined) = (outcome.response, outcome.joined)
             } else {
                 response = try await exchange(traced, observer: observer, traceHeaders: traceHeaders)

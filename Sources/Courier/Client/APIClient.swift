@@ -25,12 +25,15 @@ public final class APIClient: Sendable {
     let observability: Observability
     /// Identical requests in flight, sharing one exchange.
     package let inFlight = InFlightExchanges()
+    /// The transport, when it can run a shared exchange without a task.
+    let callbackTransport: (any CallbackTransport)?
 
     /// Creates a client.
     /// - Parameter transport: defaults to ``URLSessionTransport/shared``.
     public init(configuration: ClientConfiguration, transport: any HTTPTransport = URLSessionTransport.shared) {
         self.configuration = configuration
         self.transport = transport
+        callbackTransport = transport as? any CallbackTransport
         logsRequests = configuration.logger.logLevel <= .debug
         urlPrefix = URLBuilder.Prefix(baseURL: configuration.baseURL, apiPath: configuration.apiPath)
         observability = Observability(configuration: configuration)

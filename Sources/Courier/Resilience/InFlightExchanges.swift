@@ -25,8 +25,7 @@ package final class InFlightExchanges: Sendable {
     /// Sends through the exchange already in flight for `key`, or starts one with `body`.
     /// - Returns: the response and whether the caller joined an exchange another request started.
     func send(
-        _ key: ExchangeKey, observer: TransferObserver,
-        body: @escaping @Sendable (TransferObserver) async throws -> TransportResponse
+        _ key: ExchangeKey, observer: TransferObserver, body: SharedExchange.Body
     ) async throws -> (response: TransportResponse, joined: Bool) {
         let (exchange, place, leads, ready) = state.withLock { state -> (SharedExchange, Int, Bool, [Watcher]) in
             state.entered += 1

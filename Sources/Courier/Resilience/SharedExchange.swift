@@ -1,9 +1,18 @@
 /// One network exchange that identical in-flight requests wait on together.
 ///
-/// Each waiter has its own continuation and progress observer. The exchange runs in a task of its
-/// own, so a waiter that is cancelled just leaves: the exchange goes on while anyone waits, and is
-/// cancelled when the last waiter leaves.
+/// Each waiter has its own continuation and progress observer. The exchange runs apart from every
+/// waiter's task (on a ``CallbackTransport``, in the transport's own callbacks; on another transport,
+/// in a task of its own), so a waiter that is cancelled just leaves: the exchange goes on while
+/// anyone waits, and is cancelled when the last waiter leaves.
 final class SharedExchange: Sendable {
+    /// How the exchange runs.
+    enum Body: Sendable {
+        /// In a task of its own.
+        case task(@Sendable (TransferObserver) async throws -> TransportResponse)
+        /// Started on a ``CallbackTransport``, which calls back with the outcome.
+        case callback(@Sendable (TransferObserver, @escaping @Sendable (Result<TransportResponse, any Error>) -> Void) -> TransportCancellation)
+    }
+
     private struct Waiter {
         let continuation: CheckedContinuation<TransportResponse, any Error>
         let observer: TransferObserver
@@ -17,7 +26,8 @@ final class SharedExchange: Sendable {
         var departed: Set<Int> = []
         var nextID = 0
         var result: Result<TransportResponse, any Error>?
-        var task: Task<Void, Never>?
+        /// Stops the exchange (cancels its task, or the transport's exchange).
+        var stop: (@Sendable () -> Void)?
         /// Every waiter left before the end: the exchange is being cancelled and takes no one new.
         var abandoned = false
     }
@@ -35,12 +45,37 @@ final class SharedExchange: Sendable {
     }
 
     /// Starts the exchange; `body` gets an observer that reports to every waiter.
-    func start(_ body: @escaping @Sendable (TransferObserver) async throws -> TransportResponse, finished: @escaping @Sendable () -> Void) {
+    func start(_ body: Body, finished: @escaping @Sendable () -> Void) {
         // Strong captures: the observer lives only as long as the exchange (a weak reference
         // would cost every exchange a side-table allocation).
         let observer = TransferObserver(
             upload: { progress in self.forEachObserver { $0.upload?(progress) } },
             download: { progress in self.forEachObserver { $0.download?(progress) } })
+        switch body {
+        case .task(let body):
+            startTask(body, observer: observer, finished: finished)
+        case .callback(let start):
+            let stop = start(observer) { result in
+                self.complete(with: result)
+                finished()
+            }
+            install(stop)
+        }
+    }
+
+    /// Keeps `stop` for when the last waiter leaves, or calls it now if everyone has left.
+    private func install(_ stop: @escaping @Sendable () -> Void) {
+        let abandoned = state.withLock { state in
+            state.stop = stop
+            return state.abandoned
+        }
+        if abandoned { stop() }
+    }
+
+    private func startTask(
+        _ body: @escaping @Sendable (TransferObserver) async throws -> TransportResponse, observer: TransferObserver,
+        finished: @escaping @Sendable () -> Void
+    ) {
         let run: @Sendable () async -> Void = {
             let result: Result<TransportResponse, any Error>
             do {
@@ -59,11 +94,7 @@ final class SharedExchange: Sendable {
         } else {
             task = Task { await run() }
         }
-        let cancel = state.withLock { state in
-            state.task = task
-            return state.abandoned
-        }
-        if cancel { task.cancel() }
+        install { task.cancel() }
     }
 
     /// Waits in the place `id` for the exchange's result; cancelling the caller leaves the place
@@ -95,21 +126,24 @@ final class SharedExchange: Sendable {
     /// Removes the waiter in place `id`, resuming it with a `CancellationError`; cancels the
     /// exchange when no one is left.
     private func leave(_ id: Int) {
-        let (waiter, task): (Waiter?, Task<Void, Never>?) = state.withLock { state in
+        let (waiter, stop): (Waiter?, (@Sendable () -> Void)?) = state.withLock { state in
             guard state.result == nil else { return (nil, nil) }
             let waiter = state.waiters.removeValue(forKey: id)
             if waiter == nil, state.reserved.remove(id) != nil { state.departed.insert(id) }
             guard state.waiters.isEmpty, state.reserved.isEmpty, !state.abandoned else { return (waiter, nil) }
             state.abandoned = true
-            return (waiter, state.task)
+            return (waiter, state.stop)
         }
         waiter?.continuation.resume(throwing: CancellationError())
-        task?.cancel()
+        stop?()
     }
 
     private func complete(with result: Result<TransportResponse, any Error>) {
         let waiters = state.withLock { state in
             state.result = result
+            // The way to stop the exchange can hold what holds this exchange (a transport's
+            // callback calls back into it): let it go now that there is nothing to stop.
+            state.stop = nil
             defer { state.waiters = [:] }
             return Array(state.waiters.values)
         }

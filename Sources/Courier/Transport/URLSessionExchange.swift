@@ -5,14 +5,14 @@ import FoundationNetworking
 
 /// The state of one request on ``URLSessionTransport``: the body received so far (in memory, or
 /// for a download with a 2xx status in a file beside its destination), progress, and the
-/// continuation to resume exactly once.
+/// completion to call exactly once.
 ///
-/// The caller's continuation can be resumed before the `URLSessionTask` has ended (a cancellation
+/// The completion can be called before the `URLSessionTask` has ended (a cancellation
 /// answers at once). Whatever the task still uses, such as a temporary copy of the body on Apple
 /// platforms, is released only in ``taskDidComplete(error:)``, when URLSession is done with it.
 final class URLSessionExchange: Sendable {
     private struct State {
-        var continuation: CheckedContinuation<TransportResponse, any Error>?
+        var completion: (@Sendable (Result<TransportResponse, any Error>) -> Void)?
         var result: Result<TransportResponse, any Error>?
         var response: HTTPURLResponse?
         var body = Data()
@@ -49,26 +49,26 @@ final class URLSessionExchange: Sendable {
     /// overstate).
     static let largestReservation: Int64 = 16 << 20
 
-    /// Stores the continuation, or resumes it at once if the exchange already ended.
-    func attach(_ continuation: CheckedContinuation<TransportResponse, any Error>) {
+    /// Stores the completion, or calls it at once if the exchange already ended.
+    func attach(_ completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void) {
         let early: Result<TransportResponse, any Error>? = state.withLock { state in
             if let result = state.result { return result }
-            state.continuation = continuation
+            state.completion = completion
             return nil
         }
-        if let early { continuation.resume(with: early) }
+        if let early { completion(early) }
     }
 
     /// Ends the exchange; only the first call counts. A failure removes a partly written download.
     func finish(_ result: Result<TransportResponse, any Error>) {
-        let (continuation, download) = state.withLock { state -> (CheckedContinuation<TransportResponse, any Error>?, PartialDownload?) in
+        let (completion, download) = state.withLock { state -> ((@Sendable (Result<TransportResponse, any Error>) -> Void)?, PartialDownload?) in
             guard state.result == nil else { return (nil, nil) }
             state.result = result
-            defer { state.continuation = nil; state.download = nil }
-            return (state.continuation, state.download)
+            defer { state.completion = nil; state.download = nil }
+            return (state.completion, state.download)
         }
         if case .failure = result { download?.discard() }
-        continuation?.resume(with: result)
+        completion?(result)
     }
 
     /// Fails the exchange with `error` and stops the task.

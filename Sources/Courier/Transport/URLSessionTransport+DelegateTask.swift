@@ -14,6 +14,43 @@ extension URLSessionTransport {
     /// wait on the Swift task whose cancellation handler is running (a deadlock seen with
     /// Foundation's own `data(for:)` when a cancellation races the completion).
     func sendThroughDelegate(_ urlRequest: URLRequest, request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
+        let (task, exchange) = try makeTask(urlRequest, request: request, observer: observer)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                exchange.attach { continuation.resume(with: $0) }
+                task.resume()
+            }
+        } onCancel: {
+            exchange.finish(.failure(CourierError.cancelled(request.url)))
+            exchange.cancelTask()
+        }
+    }
+
+    /// Starts the request as a task driven by the session's delegate and calls `completion` with
+    /// its outcome; the cancellation answers at once, as cancelling ``sendThroughDelegate`` does.
+    func startThroughDelegate(
+        _ urlRequest: URLRequest, request: TransportRequest, observer: TransferObserver,
+        completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
+    ) -> TransportCancellation {
+        let task: URLSessionTask
+        let exchange: URLSessionExchange
+        do {
+            (task, exchange) = try makeTask(urlRequest, request: request, observer: observer)
+        } catch {
+            completion(.failure(error))
+            return {}
+        }
+        exchange.attach(completion)
+        task.resume()
+        return {
+            exchange.finish(.failure(CourierError.cancelled(request.url)))
+            exchange.cancelTask()
+        }
+    }
+
+    /// The session task for `request` (upload, streamed or data task) and the exchange its
+    /// delegate callbacks go to, registered with the delegate; the task is not resumed yet.
+    private func makeTask(_ urlRequest: URLRequest, request: TransportRequest, observer: TransferObserver) throws -> (URLSessionTask, URLSessionExchange) {
         var urlRequest = urlRequest
         let task: URLSessionTask
         var spooled: URL?
@@ -37,18 +74,9 @@ extension URLSessionTransport {
         } else {
             task = session.dataTask(with: urlRequest)
         }
-        let cancel = Self.cancellation(of: task)
-        let exchange = URLSessionExchange(request: request, observer: observer, spooledBody: spooled, cancelTask: cancel)
+        let exchange = URLSessionExchange(request: request, observer: observer, spooledBody: spooled, cancelTask: Self.cancellation(of: task))
         delegate.register(exchange, for: task)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                exchange.attach(continuation)
-                task.resume()
-            }
-        } onCancel: {
-            exchange.finish(.failure(CourierError.cancelled(request.url)))
-            cancel()
-        }
+        return (task, exchange)
     }
 
     /// Cancels `task` from a queue of its own, never from the caller's thread.

@@ -68,14 +68,19 @@ public final class URLSessionTransport: HTTPTransport {
     /// the request.
     public func send(_ request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
         if Task.isCancelled { throw CourierError.cancelled(request.url) }
+        return try await sendThroughDelegate(Self.urlRequest(for: request), request: request, observer: observer)
+    }
+
+    /// The `URLRequest` for `request`.
+    static func urlRequest(for request: TransportRequest) -> URLRequest {
         var urlRequest = URLRequest(url: request.url)
         // Set through the property: swift-corelibs-foundation ignores the initializer's timeout.
-        urlRequest.timeoutInterval = Self.effectiveTimeout(request.timeout)
+        urlRequest.timeoutInterval = effectiveTimeout(request.timeout)
         urlRequest.httpMethod = request.method.rawValue
         for field in request.headers {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
         }
-        return try await sendThroughDelegate(urlRequest, request: request, observer: observer)
+        return urlRequest
     }
 
     /// The timeout URLSession actually applies: whole seconds on swift-corelibs-foundation.
