@@ -162,7 +162,7 @@ struct HotPathBenchmark {
     private static func sibling(_ name: String) -> URL? {
         guard let executable = Bundle.main.executableURL else { return nil }
         let url = executable.deletingLastPathComponent().appendingPathComponent(name)
-        return FileManager.default.isExecutableFile(atPath: url.path) || FileManager.default.fileExists(atPath: url.path) ? url : nil
+        return FileManager.default.fileExists(atPath: url.path) ? url : nil
     }
 
     private static func which(_ tool: String) -> URL? {
