@@ -36,17 +36,25 @@ enum URLBuilder {
     }
 
     static func url(prefix: Prefix, path: String, query: Parameters) throws(CourierError) -> URL {
-        let text = try text(prefix: prefix, path: path, query: query, validatingBase: true)
+        let (text, ownBase) = try build(prefix: prefix, path: path, query: query, validatingBase: true)
         guard let url = URL(string: text) else {
             throw CourierError(.invalidURL, "\"\(text)\" is not a valid URL.")
         }
-        try validate(url, what: "The URL")
+        // A URL on the prefix has the prefix's scheme and host, checked once when it was made.
+        if ownBase { try validate(url, what: "The URL") }
         return url
     }
 
     /// The URL's text, before it is parsed and checked (what the cache's keys are made of: a base
     /// URL that is not http(s) fails when the request is sent, so the key skips that check).
     static func text(prefix: Prefix, path: String, query: Parameters, validatingBase: Bool) throws(CourierError) -> String {
+        try build(prefix: prefix, path: path, query: query, validatingBase: validatingBase).text
+    }
+
+    /// The URL's text, and whether the path brought its own scheme and host instead of the prefix's.
+    private static func build(
+        prefix: Prefix, path: String, query: Parameters, validatingBase: Bool
+    ) throws(CourierError) -> (text: String, ownBase: Bool) {
         var pathPart = Substring(path)
         // Searches are on UTF-8 bytes: the separators are ASCII, and Character searches cost
         // grapheme breaking on every request.
@@ -69,7 +77,11 @@ enum URLBuilder {
         } else {
             if validatingBase, let problem = prefix.baseProblem { throw problem }
             let tail = PercentEncoding.encodePath(String(pathPart.trimmingSlashes(leading: true, trailing: false)))
-            text = prefix.text.isEmpty ? tail : tail.isEmpty ? prefix.text : prefix.text + "/" + tail
+            text = String()
+            text.reserveCapacity(prefix.text.utf8.count + tail.utf8.count + 32)
+            text += prefix.text
+            if !prefix.text.isEmpty, !tail.isEmpty { text += "/" }
+            text += tail
         }
         do {
             let encoded = try QueryStringEncoder.encode(query)
@@ -77,8 +89,11 @@ enum URLBuilder {
         } catch {
             throw CourierError(.encodingFailed, "The query parameters cannot be encoded: \(error)", underlyingError: error)
         }
-        if !queryParts.isEmpty { text += "?" + queryParts.joined(separator: "&") }
-        return text
+        for (index, part) in queryParts.enumerated() {
+            text += index == 0 ? "?" : "&"
+            text += part
+        }
+        return (text, schemeEnd != nil)
     }
 
     /// The range of the first `://`, found byte by byte (the generic `firstRange(of:)` costs

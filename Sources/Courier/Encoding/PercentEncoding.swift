@@ -2,9 +2,14 @@ import Foundation
 
 /// Percent-encoding helpers (RFC 3986).
 enum PercentEncoding {
-    /// Encodes every byte outside the unreserved set.
-    static func encodeComponent(_ string: String) -> String {
-        encode(string) { isUnreserved($0) }
+    /// Encoded bytes being built.
+    typealias Bytes = [UInt8]
+
+    /// Appends `string` to `output` with every byte outside the unreserved set encoded.
+    static func appendComponent(_ string: String, to output: inout Bytes) {
+        for byte in string.utf8 {
+            if isUnreserved(byte) { output.append(byte) } else { appendEscape(byte, to: &output) }
+        }
     }
 
     /// Encodes a query string written by hand: like a path, but `?` is allowed too.
@@ -33,15 +38,6 @@ enum PercentEncoding {
                 appendEscape(byte, to: &output)
             }
             index += 1
-        }
-        return String(decoding: output, as: UTF8.self)
-    }
-
-    private static func encode(_ string: String, keep: (UInt8) -> Bool) -> String {
-        var output: [UInt8] = []
-        output.reserveCapacity(string.utf8.count)
-        for byte in string.utf8 {
-            if keep(byte) { output.append(byte) } else { appendEscape(byte, to: &output) }
         }
         return String(decoding: output, as: UTF8.self)
     }

@@ -13,34 +13,49 @@ import Foundation
 public enum QueryStringEncoder {
     /// Encodes `parameters` as `key=value` pairs joined by `&`.
     public static func encode(_ parameters: Parameters) throws -> String {
-        var pairs: [String] = []
-        for key in parameters.keys.sorted() {
-            try append(parameters[key]!, name: key, to: &pairs)
+        if parameters.isEmpty { return "" }
+        var output: [UInt8] = []
+        output.reserveCapacity(32 * parameters.count)
+        for (key, value) in parameters.sorted(by: { $0.key < $1.key }) {
+            var name = PercentEncoding.Bytes()
+            PercentEncoding.appendComponent(key, to: &name)
+            try append(value, name: name, displayName: key, to: &output)
         }
-        return pairs.joined(separator: "&")
+        return String(decoding: output, as: UTF8.self)
     }
 
-    private static func append(_ value: Parameter, name: String, to pairs: inout [String]) throws {
+    /// Appends `name=value` pairs for `value` to `output`; `name` is already percent-encoded
+    /// (nested names are built from encoded pieces, so brackets end up as `%5B` and `%5D`).
+    private static func append(_ value: Parameter, name: PercentEncoding.Bytes, displayName: String, to output: inout [UInt8]) throws {
         switch value {
         case .object(let values):
-            for key in values.keys.sorted() {
-                try append(values[key]!, name: "\(name)[\(key)]", to: &pairs)
+            for (key, element) in values.sorted(by: { $0.key < $1.key }) {
+                var nested = name
+                PercentEncoding.appendComponent("[", to: &nested)
+                PercentEncoding.appendComponent(key, to: &nested)
+                PercentEncoding.appendComponent("]", to: &nested)
+                try append(element, name: nested, displayName: "\(displayName)[\(key)]", to: &output)
             }
         case .array(let values):
-            for element in values { try append(element, name: "\(name)[]", to: &pairs) }
-        case .string(let string): pairs.append(pair(name, string))
-        case .int(let int): pairs.append(pair(name, String(int)))
+            var nested = name
+            PercentEncoding.appendComponent("[]", to: &nested)
+            for element in values { try append(element, name: nested, displayName: "\(displayName)[]", to: &output) }
+        case .string(let string): pair(name, string, to: &output)
+        case .int(let int): pair(name, String(int), to: &output)
         case .double(let double):
-            guard double.isFinite else { throw ParameterEncodingError("the parameter \(name) is \(double)") }
-            pairs.append(pair(name, JSONWriter.format(double)))
-        case .bool(let bool): pairs.append(pair(name, bool ? "true" : "false"))
-        case .null: pairs.append(pair(name, ""))
+            guard double.isFinite else { throw ParameterEncodingError("the parameter \(displayName) is \(double)") }
+            pair(name, JSONWriter.format(double), to: &output)
+        case .bool(let bool): pair(name, bool ? "true" : "false", to: &output)
+        case .null: pair(name, "", to: &output)
         case .data, .file:
-            throw ParameterEncodingError("the parameter \(name) is binary, which cannot go into a URL or form body")
+            throw ParameterEncodingError("the parameter \(displayName) is binary, which cannot go into a URL or form body")
         }
     }
 
-    private static func pair(_ name: String, _ value: String) -> String {
-        PercentEncoding.encodeComponent(name) + "=" + PercentEncoding.encodeComponent(value)
+    private static func pair(_ name: PercentEncoding.Bytes, _ value: String, to output: inout [UInt8]) {
+        if !output.isEmpty { output.append(UInt8(ascii: "&")) }
+        output.append(contentsOf: name)
+        output.append(UInt8(ascii: "="))
+        PercentEncoding.appendComponent(value, to: &output)
     }
 }

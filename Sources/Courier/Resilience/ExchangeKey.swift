@@ -5,12 +5,16 @@ import Foundation
 /// an XML request of one resource stay apart), the body's bytes and the response size limit.
 ///
 /// Requests with a streamed body or a download destination have no key: they are never shared.
+///
+/// The hash is computed once, when the key is made: an exchange looks its key up several times
+/// (join or insert, then removal), and hashing every header each time cost more than the lookup.
 struct ExchangeKey: Hashable, Sendable {
     let method: HTTPMethod
     let url: String
     let headers: HTTPHeaders
     let body: Data?
     let maximumResponseSize: Int64?
+    private let hash: Int
 
     init?(_ request: TransportRequest) {
         guard request.bodyStream == nil, request.downloadDestination == nil else { return nil }
@@ -19,5 +23,21 @@ struct ExchangeKey: Hashable, Sendable {
         headers = request.headers
         body = request.body
         maximumResponseSize = request.maximumResponseSize
+        var hasher = Hasher()
+        hasher.combine(method)
+        hasher.combine(url)
+        hasher.combine(headers)
+        hasher.combine(body)
+        hasher.combine(maximumResponseSize)
+        hash = hasher.finalize()
+    }
+
+    static func == (lhs: ExchangeKey, rhs: ExchangeKey) -> Bool {
+        lhs.hash == rhs.hash && lhs.method == rhs.method && lhs.url == rhs.url && lhs.headers == rhs.headers
+            && lhs.body == rhs.body && lhs.maximumResponseSize == rhs.maximumResponseSize
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(hash)
     }
 }

@@ -14,16 +14,19 @@ final class SharedExchange: Sendable {
     }
 
     private struct Waiter {
+        let id: Int
         let continuation: CheckedContinuation<TransportResponse, any Error>
         let observer: TransferObserver
     }
 
     private struct State {
-        var waiters: [Int: Waiter] = [:]
+        // Arrays, not sets: an exchange nearly always has one waiter, and small arrays cost no
+        // hashing and fewer allocations.
+        var waiters: [Waiter] = []
         /// Places taken by ``reserve()`` whose waiter has not arrived yet.
-        var reserved: Set<Int> = []
+        var reserved: [Int] = []
         /// Reserved places whose caller was cancelled before it arrived.
-        var departed: Set<Int> = []
+        var departed: [Int] = []
         var nextID = 0
         var result: Result<TransportResponse, any Error>?
         /// Stops the exchange (cancels its task, or the transport's exchange).
@@ -39,7 +42,7 @@ final class SharedExchange: Sendable {
         state.withLock { state in
             guard !state.abandoned else { return nil }
             defer { state.nextID += 1 }
-            state.reserved.insert(state.nextID)
+            state.reserved.append(state.nextID)
             return state.nextID
         }
     }
@@ -102,18 +105,18 @@ final class SharedExchange: Sendable {
     func wait(in id: Int, observer: TransferObserver) async throws -> TransportResponse {
         // An exchange that ended before its caller waited (an answer at once) needs no continuation.
         let ended: Result<TransportResponse, any Error>? = state.withLock { state in
-            guard let result = state.result, state.reserved.remove(id) != nil else { return nil }
-            state.departed.remove(id)
+            guard let result = state.result, state.reserved.take(id) else { return nil }
+            _ = state.departed.take(id)
             return result
         }
         if let ended { return try ended.get() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<TransportResponse, any Error>) in
                 let early: Result<TransportResponse, any Error>? = state.withLock { state in
-                    state.reserved.remove(id)
-                    if state.departed.remove(id) != nil { return .failure(CancellationError()) }
+                    _ = state.reserved.take(id)
+                    if state.departed.take(id) { return .failure(CancellationError()) }
                     if let result = state.result { return result }
-                    state.waiters[id] = Waiter(continuation: continuation, observer: observer)
+                    state.waiters.append(Waiter(id: id, continuation: continuation, observer: observer))
                     return nil
                 }
                 if let early { continuation.resume(with: early) }
@@ -128,8 +131,8 @@ final class SharedExchange: Sendable {
     private func leave(_ id: Int) {
         let (waiter, stop): (Waiter?, (@Sendable () -> Void)?) = state.withLock { state in
             guard state.result == nil else { return (nil, nil) }
-            let waiter = state.waiters.removeValue(forKey: id)
-            if waiter == nil, state.reserved.remove(id) != nil { state.departed.insert(id) }
+            let waiter = state.waiters.firstIndex { $0.id == id }.map { state.waiters.remove(at: $0) }
+            if waiter == nil, state.reserved.take(id) { state.departed.append(id) }
             guard state.waiters.isEmpty, state.reserved.isEmpty, !state.abandoned else { return (waiter, nil) }
             state.abandoned = true
             return (waiter, state.stop)
@@ -144,14 +147,23 @@ final class SharedExchange: Sendable {
             // The way to stop the exchange can hold what holds this exchange (a transport's
             // callback calls back into it): let it go now that there is nothing to stop.
             state.stop = nil
-            defer { state.waiters = [:] }
-            return Array(state.waiters.values)
+            defer { state.waiters = [] }
+            return state.waiters
         }
         for waiter in waiters { waiter.continuation.resume(with: result) }
     }
 
     private func forEachObserver(_ report: (TransferObserver) -> Void) {
-        let observers = state.withLock { state in state.waiters.values.map(\.observer) }
+        let observers = state.withLock { state in state.waiters.map(\.observer) }
         for observer in observers { report(observer) }
+    }
+}
+
+extension [Int] {
+    /// Removes `id` if present; whether it was.
+    fileprivate mutating func take(_ id: Int) -> Bool {
+        guard let index = firstIndex(of: id) else { return false }
+        remove(at: index)
+        return true
     }
 }
