@@ -1,5 +1,7 @@
 import AsyncHTTPClient
 import Courier
+import NIOCore
+import NIOHTTP1
 
 extension AsyncHTTPClientTransport: CallbackTransport {
     /// Runs the exchange in a task of its own, started on the calling thread, and calls
@@ -14,6 +16,10 @@ extension AsyncHTTPClientTransport: CallbackTransport {
         _ request: TransportRequest, observer: TransferObserver,
         completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
     ) -> TransportCancellation {
+        // Upload progress needs the body streamed in pieces, a download a file: both stay on the task path.
+        if request.bodyStream == nil, request.downloadDestination == nil, observer.upload == nil || (request.body?.isEmpty ?? true) {
+            return startBuffered(request, observer: observer, completion: completion)
+        }
         let wire = wireRequest(for: request, observer: observer)
         let control = ExchangeControl()
         let deadline = ContinuousClock.now + .nanoseconds(Int64((min(request.timeout, 1e9) * 1e9).rounded()))
@@ -36,6 +42,45 @@ extension AsyncHTTPClientTransport: CallbackTransport {
         }
         control.attach { task.cancel() }
         return { control.cancel() }
+    }
+}
+
+extension AsyncHTTPClientTransport {
+    /// Sends a request whose body is in memory and whose answer is read into memory, through
+    /// async-http-client's delegate API: no Swift task, no async body stream, and the URL goes in
+    /// already parsed. async-http-client's deadline covers the whole exchange, body included.
+    func startBuffered(
+        _ request: TransportRequest, observer: TransferObserver,
+        completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
+    ) -> TransportCancellation {
+        var headers = NIOHTTP1.HTTPHeaders()
+        headers.reserveCapacity(request.headers.count + 1)
+        for field in request.headers { headers.add(name: field.name, value: field.value) }
+        if decodesCompressedBodies, !request.headers.contains("Accept-Encoding") {
+            headers.add(name: "Accept-Encoding", value: "gzip, deflate")
+        }
+        let wire: HTTPClient.Request
+        do {
+            let body = request.body.flatMap { $0.isEmpty ? nil : HTTPClient.Body.bytes($0) }
+            wire = try HTTPClient.Request(url: request.url, method: .init(rawValue: request.method.rawValue), headers: headers, body: body)
+        } catch {
+            completion(.failure(Self.courierError(for: error, request: request)))
+            return {}
+        }
+        let delegate = BufferingResponseDelegate(request: request, observer: observer, decodesCompressedBodies: decodesCompressedBodies)
+        let seconds = min(request.timeout, 1e9)
+        let task = client.execute(
+            request: wire, delegate: delegate, eventLoop: .indifferent,
+            deadline: .now() + .nanoseconds(Int64((seconds * 1e9).rounded())))
+        task.futureResult.whenComplete { result in
+            completion(result.mapError { error in
+                let (headReceived, received, expected) = delegate.progress
+                let cause: any Error = headReceived && !(error is CourierError)
+                    ? BodyInterrupted(underlying: error, received: received, expected: expected) : error
+                return Self.courierError(for: cause, request: request)
+            })
+        }
+        return { task.cancel() }
     }
 }
 

@@ -45,7 +45,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     private let ownsClient: Bool
     private let uploadChunkSize: Int
     /// Whether the client decodes `gzip` and `deflate` bodies.
-    private let decodesCompressedBodies: Bool
+    let decodesCompressedBodies: Bool
     /// Paces streamed request bodies (see ``BodyChunks``).
     private let fence: @Sendable () async -> Void
 
@@ -139,14 +139,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         var headers = Self.headers(of: response)
         let encoded = ResponseFraming.isEncoded(headers)
         if encoded, decodesCompressedBodies {
-            let coding = headers["Content-Encoding"]?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-            guard ["gzip", "x-gzip", "deflate"].contains(coding) else {
-                throw CourierError(
-                    .invalidResponse,
-                    "\(request.url.hostAndPort) sent a body encoded as \"\(coding)\", which AsyncHTTPClientTransport cannot decode (it decodes gzip and deflate). Use URLSessionTransport, or have the server send gzip.",
-                    url: request.url, statusCode: status, headers: headers)
-            }
-            headers = ResponseFraming.decoded(headers)
+            headers = try Self.decodedHeaders(headers, status: status, request: request)
         }
         let expected = encoded ? nil : try ResponseFraming.declaredLength(headers, url: request.url)
         var result = TransportResponse(url: request.url, statusCode: status, headers: headers)
@@ -162,6 +155,19 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         }
         result.body = try await collect(response.body, expected: expected, request: request, observer: observer)
         return result
+    }
+
+    /// The headers of a body the client decompressed (without its coding and length), or an error
+    /// naming a coding it cannot decode.
+    static func decodedHeaders(_ headers: HTTPHeaders, status: Int, request: TransportRequest) throws(CourierError) -> HTTPHeaders {
+        let coding = headers["Content-Encoding"]?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        guard ["gzip", "x-gzip", "deflate"].contains(coding) else {
+            throw CourierError(
+                .invalidResponse,
+                "\(request.url.hostAndPort) sent a body encoded as \"\(coding)\", which AsyncHTTPClientTransport cannot decode (it decodes gzip and deflate). Use URLSessionTransport, or have the server send gzip.",
+                url: request.url, statusCode: status, headers: headers)
+        }
+        return ResponseFraming.decoded(headers)
     }
 
     static func headers(of response: HTTPClientResponse) -> HTTPHeaders {
