@@ -44,6 +44,24 @@ struct DeduplicationTests {
         }
     }
 
+    /// An exchange leaves the in-flight table just after it delivers its answer; a request made in
+    /// that moment (the next one of a loop) must go to the server, not take the old answer.
+    @Test(arguments: TransportKind.allCases)
+    func identicalGETsOneAfterAnotherEachReachTheServer(_ kind: TransportKind) async throws {
+        try await withServer { server in
+            try await kind.with { transport in
+                let client = server.client(transport)
+                let before = server.requestCount("GET", "/sample")
+                var joined = 0
+                for _ in 0..<300 {
+                    if try await client.send(Request<Data>(.get, "sample")).joinedSharedExchange { joined += 1 }
+                }
+                #expect(joined == 0)
+                #expect(server.requestCount("GET", "/sample") - before == 300)
+            }
+        }
+    }
+
     @Test(arguments: TransportKind.allCases)
     func cancellingSomeCallersLeavesTheExchangeToTheOthers(_ kind: TransportKind) async throws {
         try await withServer { server in

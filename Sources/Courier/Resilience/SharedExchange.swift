@@ -37,10 +37,13 @@ final class SharedExchange: Sendable {
 
     private let state = Locked(State())
 
-    /// Takes a place for a caller about to wait, or `nil` when the exchange is being abandoned.
+    /// Takes a place for a caller about to wait, or `nil` when the exchange is being abandoned or
+    /// has ended: a request made after the answer was delivered is a new request, not a copy of
+    /// one in flight (the exchange leaves ``InFlightExchanges`` a moment after it ends, and a caller
+    /// can arrive in that moment).
     func reserve() -> Int? {
         state.withLock { state in
-            guard !state.abandoned else { return nil }
+            guard !state.abandoned, state.result == nil else { return nil }
             defer { state.nextID += 1 }
             state.reserved.append(state.nextID)
             return state.nextID
