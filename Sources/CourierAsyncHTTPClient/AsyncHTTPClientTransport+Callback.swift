@@ -4,14 +4,17 @@ import NIOCore
 import NIOHTTP1
 
 extension AsyncHTTPClientTransport: CallbackTransport {
-    /// Runs the exchange in a task of its own, started on the calling thread, and calls
-    /// `completion` with its outcome.
+    /// Starts the exchange and calls `completion` with its outcome.
     ///
     /// ``Courier/TransportRequest/timeout`` is a deadline for the whole exchange, the body
-    /// included (async-http-client's own deadline ends when the response head arrives): an entry
-    /// in ``DeadlineMonitor`` cancels the task when it passes, and the exchange fails with
-    /// ``Courier/CourierError/Kind/timedOut``. The task is the exchange's alone, so the deadline
-    /// can cancel it without cancelling anyone's task, and it is the only task the exchange costs.
+    /// included; when it passes, the exchange fails with ``Courier/CourierError/Kind/timedOut``.
+    /// - An exchange whose bodies are in memory (most API calls) runs on async-http-client's
+    ///   delegate API (``startBuffered(_:observer:completion:)``), whose deadline covers the body.
+    /// - A streamed body with upload progress, or a download to a file, runs in a task of its own
+    ///   started on the calling thread (async-http-client's async API, whose deadline ends when
+    ///   the response head arrives): an entry in ``DeadlineMonitor`` cancels that task when the
+    ///   deadline passes. The task is the exchange's alone, so the deadline can cancel it without
+    ///   cancelling anyone's task.
     package func start(
         _ request: TransportRequest, observer: TransferObserver,
         completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
