@@ -69,6 +69,30 @@ import Testing
         #expect(KeyMapping.payloadKey(for: property) == payload)
     }
 
+    @Test(arguments: [
+        ("pizza_id", "pizzaId"), ("user_name", "userName"), ("USER_NAME", "userName"), ("_private_key_", "_privateKey_"),
+        ("already", "already"), ("camelCase", "camelCase"), ("a__b", "aB"), ("__", "__"), ("", ""),
+    ])
+    func foundationKeyRule(payload: String, property: String) {
+        #expect(KeyMapping.foundationPropertyName(for: payload) == property)
+    }
+
+    /// A model written for `JSONDecoder` with `.convertFromSnakeCase` (`pizzaId` for `pizza_id`)
+    /// decodes unchanged: the exact key first, then the seed's rule (`pizzaID`), then Foundation's.
+    @Test func aModelWrittenForFoundationsSnakeCaseRuleDecodesAndRoundTrips() throws {
+        struct FoundationStyle: Codable, Equatable { var pizzaId: Int; var userName: String; var numberOfIngredients: Int? }
+        struct SeedStyle: Decodable { var pizzaID: Int }
+        let payload = Data(#"{"pizza_id":5,"user_name":"ana","number_of_ingredients":3}"#.utf8)
+        let model = try ModelDecoder().decode(FoundationStyle.self, from: payload)
+        #expect(model == FoundationStyle(pizzaId: 5, userName: "ana", numberOfIngredients: 3))
+        #expect(try ModelDecoder().decode(SeedStyle.self, from: payload).pizzaID == 5)
+        let exact = try ModelDecoder().decode(FoundationStyle.self, from: Data(#"{"pizzaId":1,"pizza_id":2,"user_name":"a"}"#.utf8))
+        #expect(exact.pizzaId == 1)
+        let written = try JSONSerialization.jsonObject(with: ModelEncoder().encode(model)) as? [String: Any]
+        #expect(written?["pizza_id"] as? Int == 5)
+        #expect(try ModelDecoder().decode(FoundationStyle.self, from: ModelEncoder().encode(model)) == model)
+    }
+
     @Test func anExactKeyWinsOverAConvertedOneAndIdFillsUid() throws {
         struct Model: Decodable { var userName: String; var uid: String }
         let both = try ModelDecoder().decode(Model.self, from: Data(#"{"user_name":"converted","userName":"exact","id":7}"#.utf8))

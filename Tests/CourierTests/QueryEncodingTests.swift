@@ -8,6 +8,13 @@ import Testing
         #expect(query == "a=x%20y&b=2&c=true&d=1.5&e=&f=-3")
     }
 
+    @Test func interpolatedStringsAreParameters() throws {
+        let index = 3
+        let parameters: Parameters = ["note": "upload \(index)", "list": ["item \(index + 1)"]]
+        #expect(parameters["note"] == .string("upload 3"))
+        #expect(try QueryStringEncoder.encode(parameters) == "list%5B%5D=item%204&note=upload%203")
+    }
+
     @Test func nestedObjectsAndArrays() throws {
         let query = try QueryStringEncoder.encode([
             "user": ["name": "Ana", "address": ["city": "Rio"]],

@@ -5,6 +5,9 @@ extension Parameter: ExpressibleByStringLiteral {
     public init(stringLiteral value: String) { self = .string(value) }
 }
 
+/// Lets a string with interpolations be a parameter: `["note": "upload \(index)"]`.
+extension Parameter: ExpressibleByStringInterpolation {}
+
 extension Parameter: ExpressibleByIntegerLiteral {
     /// An ``int(_:)`` value.
     public init(integerLiteral value: Int) { self = .int(value) }

@@ -4,7 +4,10 @@
 /// - `OrderedPizzas` → `orderedPizzas` (a leading capital is lowered);
 /// - a last word `id` becomes `ID`: `pizza_id` → `pizzaID` (and `pizzaId` → `pizzaID`);
 /// - `id` is read for a property named `uid` when the payload has no `uid`;
-/// - a payload key equal to the property name always wins over a converted one.
+/// - a payload key equal to the property name always wins over a converted one;
+/// - a model written for `JSONDecoder`'s `.convertFromSnakeCase` works too: when no key converts
+///   by the rules above, a key that converts by Foundation's rule is read (`pizza_id` for a
+///   property `pizzaId`, see ``foundationPropertyName(for:)``).
 public enum KeyMapping {
     /// The property name a payload key converts to.
     public static func propertyName(for key: String) -> String {
@@ -21,6 +24,25 @@ public enum KeyMapping {
             }
         }
         if name.count > 2, name.hasSuffix("Id") { name = String(name.dropLast(2)) + "ID" }
+        return name
+    }
+
+    /// The property name Foundation's `JSONDecoder.KeyDecodingStrategy.convertFromSnakeCase` gives
+    /// a payload key: underscores at either end are kept, the first word is lowercased and each
+    /// further word capitalised (`pizza_id` → `pizzaId`, `USER_NAME` → `userName`); a key without
+    /// inner underscores is left as it is.
+    public static func foundationPropertyName(for key: String) -> String {
+        guard let first = key.firstIndex(where: { $0 != "_" }),
+              let last = key.lastIndex(where: { $0 != "_" })
+        else { return key }
+        let words = key[first...last].split(separator: "_")
+        guard words.count > 1 else { return key }
+        var name = String(key[..<first])
+        name += words[0].lowercased()
+        for word in words.dropFirst() {
+            name += word.prefix(1).uppercased() + word.dropFirst().lowercased()
+        }
+        name += key[key.index(after: last)...]
         return name
     }
 

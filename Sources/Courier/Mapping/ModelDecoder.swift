@@ -72,6 +72,7 @@ final class ModelDecodingContext {
     let formatter: DateFormatter?
     let timeZone: TimeZone
     private var propertyNames: [String: String] = [:]
+    private var foundationNames: [String: String] = [:]
     /// The keys read, when the caller wants the model's ``Mapped`` form.
     var keyMap: KeyMap?
 
@@ -95,6 +96,14 @@ final class ModelDecodingContext {
         if let known = propertyNames[key] { return known }
         let name = KeyMapping.propertyName(for: key)
         propertyNames[key] = name
+        return name
+    }
+
+    /// ``KeyMapping/foundationPropertyName(for:)``, remembered.
+    func foundationPropertyName(for key: String) -> String {
+        if let known = foundationNames[key] { return known }
+        let name = KeyMapping.foundationPropertyName(for: key)
+        foundationNames[key] = name
         return name
     }
 

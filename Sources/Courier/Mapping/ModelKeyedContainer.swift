@@ -7,8 +7,8 @@ struct ModelKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let context: ModelDecodingContext
     var codingPath: [any CodingKey] { CodingPathNode.path(node) }
 
-    /// The value for a property: the exact key first, then a key that converts to it, then `id`
-    /// for `uid`.
+    /// The value for a property: the exact key first, then a key that converts to it by the seed's
+    /// rules, then one that converts to it by Foundation's, then `id` for `uid`.
     private func value(for key: Key) -> JSONValue? {
         guard let (payloadKey, value) = lookup(key) else { return nil }
         if context.keyMap != nil {
@@ -26,6 +26,10 @@ struct ModelKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             if let value = object[candidate] { return (candidate, value) }
         }
         for (payloadKey, value) in object where context.propertyName(for: payloadKey) == name {
+            context.remember(payloadKey: payloadKey, for: name)
+            return (payloadKey, value)
+        }
+        for (payloadKey, value) in object where context.foundationPropertyName(for: payloadKey) == name {
             context.remember(payloadKey: payloadKey, for: name)
             return (payloadKey, value)
         }
