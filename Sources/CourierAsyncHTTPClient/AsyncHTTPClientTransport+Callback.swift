@@ -70,7 +70,7 @@ extension AsyncHTTPClientTransport {
             completion(.failure(Self.courierError(for: error, request: request)))
             return {}
         }
-        let delegate = BufferingResponseDelegate(request: request, observer: observer, decodesCompressedBodies: decodesCompressedBodies)
+        let delegate = BufferingResponseDelegate(transport: self, request: request, observer: observer)
         let seconds = min(request.timeout, 1e9)
         let task = client.execute(
             request: wire, delegate: delegate, eventLoop: .indifferent,

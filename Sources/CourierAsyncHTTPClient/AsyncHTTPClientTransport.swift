@@ -3,6 +3,7 @@ import Courier
 import Foundation
 import NIOCore
 import NIOFoundationCompat
+import NIOHTTP1
 
 /// An ``Courier/HTTPTransport`` on swift-server's async-http-client: a connection pool per host,
 /// HTTP/2 where the server offers it, connect and read timeouts, and request bodies streamed with
@@ -134,18 +135,11 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     func exchange(_ wire: HTTPClientRequest, request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
         let deadline = NIODeadline.now() + .nanoseconds(Int64(request.timeout * 1_000_000_000))
         let response = try await client.execute(wire, deadline: deadline)
-        let headAt = ContinuousClock.now
-        let status = Int(response.status.code)
-        var headers = Self.headers(of: response)
-        let encoded = ResponseFraming.isEncoded(headers)
-        if encoded, decodesCompressedBodies {
-            headers = try Self.decodedHeaders(headers, status: status, request: request)
-        }
-        let expected = encoded ? nil : try ResponseFraming.declaredLength(headers, url: request.url)
-        var result = TransportResponse(url: request.url, statusCode: status, headers: headers)
-        result.headersReceivedAt = headAt
+        let answer = try head(status: response.status, fields: response.headers, request: request)
+        var result = answer.response
+        let expected = answer.expected
         // `write` and `collect` mark their own failures as ``BodyInterrupted``.
-        if let destination = request.downloadDestination, (200..<300).contains(status) {
+        if let destination = request.downloadDestination, (200..<300).contains(result.statusCode) {
             try await write(response.body, to: destination, expected: expected, observer: observer)
             result.bodyFile = destination
             return result
@@ -157,9 +151,27 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         return result
     }
 
+    /// The response for a head that just arrived, and the body length it declares (`nil` for a
+    /// body the client decompresses): a coding the client cannot decode and broken framing fail here.
+    func head(
+        status: HTTPResponseStatus, fields: NIOHTTP1.HTTPHeaders, request: TransportRequest
+    ) throws(CourierError) -> (response: TransportResponse, expected: Int64?) {
+        let headAt = ContinuousClock.now
+        var headers = Courier.HTTPHeaders()
+        for field in fields { headers.add(name: field.name, value: field.value) }
+        let encoded = ResponseFraming.isEncoded(headers)
+        if encoded, decodesCompressedBodies {
+            headers = try Self.decodedHeaders(headers, status: Int(status.code), request: request)
+        }
+        let expected = encoded ? nil : try ResponseFraming.declaredLength(headers, url: request.url)
+        var response = TransportResponse(url: request.url, statusCode: Int(status.code), headers: headers)
+        response.headersReceivedAt = headAt
+        return (response, expected)
+    }
+
     /// The headers of a body the client decompressed (without its coding and length), or an error
     /// naming a coding it cannot decode.
-    static func decodedHeaders(_ headers: HTTPHeaders, status: Int, request: TransportRequest) throws(CourierError) -> HTTPHeaders {
+    static func decodedHeaders(_ headers: Courier.HTTPHeaders, status: Int, request: TransportRequest) throws(CourierError) -> Courier.HTTPHeaders {
         let coding = headers["Content-Encoding"]?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
         guard ["gzip", "x-gzip", "deflate"].contains(coding) else {
             throw CourierError(
@@ -169,15 +181,6 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         }
         return ResponseFraming.decoded(headers)
     }
-
-    static func headers(of response: HTTPClientResponse) -> HTTPHeaders {
-        var headers = HTTPHeaders()
-        for field in response.headers {
-            headers.add(name: field.name, value: field.value)
-        }
-        return headers
-    }
-
 }
 
 extension TimeAmount {

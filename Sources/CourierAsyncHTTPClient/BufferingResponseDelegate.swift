@@ -20,15 +20,15 @@ final class BufferingResponseDelegate: HTTPClientResponseDelegate, Sendable {
         var expected: Int64?
     }
 
+    private let transport: AsyncHTTPClientTransport
     private let request: TransportRequest
     private let observer: TransferObserver
-    private let decodesCompressedBodies: Bool
     private let state = Locked(State())
 
-    init(request: TransportRequest, observer: TransferObserver, decodesCompressedBodies: Bool) {
+    init(transport: AsyncHTTPClientTransport, request: TransportRequest, observer: TransferObserver) {
+        self.transport = transport
         self.request = request
         self.observer = observer
-        self.decodesCompressedBodies = decodesCompressedBodies
     }
 
     /// Whether the head arrived, how much of the body, and how much was declared: a failure after
@@ -39,20 +39,10 @@ final class BufferingResponseDelegate: HTTPClientResponseDelegate, Sendable {
 
     func didReceiveHead(task: HTTPClient.Task<TransportResponse>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         do {
-            let headAt = ContinuousClock.now
-            let status = Int(head.status.code)
-            var headers = Courier.HTTPHeaders()
-            for field in head.headers { headers.add(name: field.name, value: field.value) }
-            let encoded = ResponseFraming.isEncoded(headers)
-            if encoded, decodesCompressedBodies {
-                headers = try AsyncHTTPClientTransport.decodedHeaders(headers, status: status, request: request)
-            }
-            let expected = encoded ? nil : try ResponseFraming.declaredLength(headers, url: request.url)
+            let (response, expected) = try transport.head(status: head.status, fields: head.headers, request: request)
             if let maximum = request.maximumResponseSize, let expected, expected > maximum {
                 throw CourierError.responseTooLarge(request.url, maximum: maximum, length: expected)
             }
-            var response = TransportResponse(url: request.url, statusCode: status, headers: headers)
-            response.headersReceivedAt = headAt
             state.withLock { state in
                 state.response = response
                 state.expected = expected
