@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Courier", targets: ["Courier"]),
         .library(name: "CourierAsyncHTTPClient", targets: ["CourierAsyncHTTPClient"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
+        .library(name: "CourierStore", targets: ["CourierStore"]),
         .library(name: "ImageStoreServer", targets: ["ImageStoreServer"]),
         .executable(name: "courier", targets: ["courier"]),
         .executable(name: "courier-bench", targets: ["courier-bench"]),
@@ -54,6 +55,14 @@ let package = Package(
         ),
         .target(name: "CourierTesting", dependencies: ["Courier"]),
         .target(
+            name: "CourierStore",
+            dependencies: [
+                "Courier",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(
             name: "ImageStoreServer",
             dependencies: [
                 "Courier",
@@ -69,7 +78,8 @@ let package = Package(
         .target(
             name: "CourierDemo",
             dependencies: [
-                "Courier", "CourierAsyncHTTPClient", "ImageStoreServer", .product(name: "Crypto", package: "swift-crypto"),
+                "Courier", "CourierAsyncHTTPClient", "CourierStore", "ImageStoreServer",
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .executableTarget(
@@ -108,8 +118,10 @@ let package = Package(
                 "Courier",
                 "CourierDemo",
                 "CourierAsyncHTTPClient",
+                "CourierStore",
                 "ImageStoreServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -122,7 +134,9 @@ let package = Package(
                 "Courier",
                 "CourierAsyncHTTPClient",
                 "CourierTesting",
+                "CourierStore",
                 "CourierDemo",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 "ImageStoreServer",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

@@ -42,6 +42,7 @@ public struct DemoScenario: Sendable {
             try await steps.errors()
             try await steps.imageStoreFlow()
             try await steps.cacheBothAndOffline(transport: httpTransport)
+            try await steps.storeImportAndOffline(transport: httpTransport)
             await shutdown()
             await server.stop()
             narrator.title("Done: every step behaved as described.")

@@ -9,15 +9,54 @@ extension APIClient {
     /// Forgets the captured credentials, in memory and in the credential store, and removes the
     /// user's cached responses: later requests go out without them.
     /// - Throws: ``CourierError/Kind/transport`` when the store cannot delete them.
+    ///
+    /// Handlers added with ``addLogoutHandler(_:)`` run first, with the user's scope; when one
+    /// fails, the rest still run, the credentials are still forgotten, and the first failure is
+    /// thrown.
     public func logout() throws(CourierError) {
-        if let authentication, let cache = configuration.cache {
-            let scope = authentication.cacheScope
-            if scope != CacheKey.publicScope { cache.removeAll(scope: scope) }
+        let scope = userScope
+        var firstFailure: CourierError?
+        for handler in logoutHandlers.withLock({ $0.handlers.map(\.run) }) {
+            do {
+                try handler(scope)
+            } catch {
+                firstFailure = firstFailure ?? error
+            }
+        }
+        if authentication != nil, let cache = configuration.cache, scope != CacheKey.publicScope {
+            cache.removeAll(scope: scope)
         }
         do {
             try authentication?.clear()
         } catch {
             throw CourierError(.transport, "The stored credentials could not be deleted: \(error)", underlyingError: error)
         }
+        if let firstFailure { throw firstFailure }
+    }
+
+    /// Who is signed in, as a short stable string: `"public"` when signed out (or when the client
+    /// captures no credentials), else `"user-"` and a digest of the API's origin and the
+    /// identifying headers' values (``ClientConfiguration/cacheScopeHeaders``). The response cache
+    /// keeps each user's entries under it; use it to keep other per-user data apart (a
+    /// `CourierStore` per user is named by it). It holds no secret.
+    public var userScope: String { authentication?.cacheScope ?? CacheKey.publicScope }
+
+    /// Adds work ``logout()`` does, such as erasing the user's local database; `handler` gets the
+    /// ``userScope`` of the user signing out. Returns a number for ``removeLogoutHandler(_:)``.
+    @discardableResult
+    public func addLogoutHandler(_ handler: @escaping LogoutHandler) -> Int {
+        logoutHandlers.withLock { state in
+            state.next += 1
+            state.handlers.append((state.next, handler))
+            return state.next
+        }
+    }
+
+    /// Removes a handler added with ``addLogoutHandler(_:)``.
+    public func removeLogoutHandler(_ id: Int) {
+        logoutHandlers.withLock { state in state.handlers.removeAll { $0.id == id } }
     }
 }
+
+/// Work ``APIClient/logout()`` does for the user signing out, given their ``APIClient/userScope``.
+public typealias LogoutHandler = @Sendable (_ userScope: String) throws(CourierError) -> Void

@@ -27,6 +27,8 @@ public final class APIClient: Sendable {
     package let inFlight = InFlightExchanges()
     /// The transport, when it can run a shared exchange without a task.
     let callbackTransport: (any CallbackTransport)?
+    /// What ``logout()`` runs besides forgetting credentials, by registration number.
+    let logoutHandlers = Locked<(next: Int, handlers: [(id: Int, run: LogoutHandler)])>((0, []))
 
     /// Creates a client.
     /// - Parameter transport: defaults to ``URLSessionTransport/shared``.

@@ -10,7 +10,7 @@ extension CourierError {
         case .cancelled: return .cancelled
         case .invalidURL, .encodingFailed: return .invalidRequest
         case .decodingFailed: return .decodingFailed(keyPath: keyPath)
-        case .redirectFailed, .transport, .rejected, .responseTooLarge: return .other
+        case .redirectFailed, .transport, .rejected, .responseTooLarge, .store: return .other
         case .httpStatus(let status):
             switch status {
             case 401: return .unauthorized

@@ -40,6 +40,9 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         /// The response body was longer than the allowed maximum
         /// (``ClientConfiguration/maximumResponseSize``); it was not read further.
         case responseTooLarge
+        /// A local store (`CourierStore`) could not read or write its database; the message has
+        /// SQLite's words and the file's path.
+        case store
     }
 
     /// The class of failure.

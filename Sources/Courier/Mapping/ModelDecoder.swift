@@ -60,6 +60,22 @@ public struct ModelDecoder: DataDecoder {
         }
     }
 
+    /// Decodes `type` and also returns every ``Identified`` value found inside it (not `type`'s
+    /// own value), each with the JSON it was decoded from, in the order they were decoded: the
+    /// nested models a store keeps as their own rows.
+    package func decodeCollectingIdentified<T: Decodable>(
+        _ type: T.Type, from value: JSONValue
+    ) throws -> (value: T, nested: [(model: any Identified, json: JSONValue)]) {
+        let context = ModelDecodingContext(dateFormat: dateFormat, timeZone: timeZone)
+        context.collectsIdentified = true
+        do {
+            let decoded = try ModelValueDecoder(value: value, codingPath: [], context: context).decodeValue(type)
+            return (decoded, context.identified)
+        } catch let error as DecodingError {
+            throw ModelDecodingError(error)
+        }
+    }
+
     /// Decodes an array of objects into models (seed: `transformDictionaryArray:intoArrayOfModels:`).
     public func decodeArray<T: Decodable>(of type: T.Type, from values: [JSONValue], dateFormat: String? = nil) throws -> [T] {
         try decode([T].self, from: .array(values), dateFormat: dateFormat)
@@ -75,6 +91,9 @@ final class ModelDecodingContext {
     private var foundationNames: [String: String] = [:]
     /// The keys read, when the caller wants the model's ``Mapped`` form.
     var keyMap: KeyMap?
+    /// Whether nested ``Identified`` values are gathered into ``identified``.
+    var collectsIdentified = false
+    var identified: [(model: any Identified, json: JSONValue)] = []
 
     init(dateFormat: String, timeZone: TimeZone) {
         self.timeZone = timeZone

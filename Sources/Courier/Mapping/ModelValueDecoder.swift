@@ -82,7 +82,11 @@ struct ModelValueDecoder: Decoder {
         case let floating as any (BinaryFloatingPoint & LosslessStringConvertible).Type:
             return try decodeFloating(floating) as! T
         default:
-            return try T(from: self)
+            let decoded = try T(from: self)
+            if context.collectsIdentified, parent != nil || key != nil, let model = decoded as? any Identified {
+                context.identified.append((model, value))
+            }
+            return decoded
         }
     }
 }

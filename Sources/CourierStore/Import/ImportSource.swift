@@ -1,0 +1,46 @@
+import Courier
+import Foundation
+
+/// Splits a response body into the objects an import stores.
+enum ImportSource {
+    /// The objects at `root` (a dotted key path, `"data.items"`) of a JSON or XML body: each
+    /// element of an array, or the one object.
+    static func elements(of body: Data, contentType: String?, root: String?) throws -> [ImportElement] {
+        let path = root.map { $0.split(separator: ".").map(String.init) } ?? []
+        if isXML(body, contentType: contentType) {
+            let document = try XMLTreeParser.parse(body)
+            return try elements(of: XMLJSONConversion.object(of: document), path: path)
+        }
+        if let ranges = try JSONElementScanner.elements(in: body, path: path) {
+            let start = body.startIndex
+            return ranges.map { ImportElement(bytes: body[(start + $0.lowerBound)..<(start + $0.upperBound)]) }
+        }
+        return try elements(of: JSONValue.parse(body), path: path)
+    }
+
+    /// The objects at `path` of a parsed value.
+    static func elements(of value: JSONValue, path: [String]) throws -> [ImportElement] {
+        var current = value
+        for (depth, component) in path.enumerated() {
+            guard let next = current[component] else {
+                throw ImportSourceError.rootNotFound(
+                    path: path.prefix(depth + 1).joined(separator: "."), found: current.objectValue == nil ? "not an object" : "no such key")
+            }
+            current = next
+        }
+        switch current {
+        case .array(let values): return try values.map(ImportElement.init(json:))
+        case .object: return [try ImportElement(json: current)]
+        case .null: return []
+        default: throw ImportSourceError.notAList(path: path.joined(separator: "."), found: "a single value")
+        }
+    }
+
+    private static func isXML(_ body: Data, contentType: String?) -> Bool {
+        if let contentType = contentType?.lowercased(), !contentType.isEmpty {
+            if contentType.contains("json") { return false }
+            if contentType.contains("xml") { return true }
+        }
+        return body.first { $0 > 0x20 } == UInt8(ascii: "<")
+    }
+}
