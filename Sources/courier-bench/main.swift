@@ -13,6 +13,7 @@ let suites: [String: @Sendable (BenchOptions) async throws -> Void] = [
     "cache": { try await CacheBenchmark(options: $0).run() },
     "upload": { try await UploadBenchmark(options: $0).run() },
     "dedup": { try await DedupBenchmark(options: $0).run() },
+    "store": { try await StoreBenchmark(options: $0).run() },
 ]
 
 guard let name = arguments.first, let suite = suites[name] else {

@@ -274,3 +274,32 @@ func loadImage(client: APIClient, id: Int) async throws {
     let metrics = response.metrics             // also on CourierError.metrics
     print(metrics.attempts, metrics.bytesReceived, metrics.timeToFirstByte ?? .zero, metrics.duration)
 }
+
+import Courier
+import CourierStore
+import Foundation
+import GRDB  // Column, for filters and order
+
+struct Photo: Codable, Identified, Sendable {  // the payload's "id" is read for uid
+    var uid: Int
+    var title: String
+    var mimeType: String
+}
+
+func syncPhotos(client: APIClient, directory: URL) async throws -> [Photo] {
+    // One SQLite file per signed-in user; client.logout() erases it
+    let store = try CourierStore.forUser(of: client, in: directory)
+    try await store.index(Photo.self, [StoreColumn("title") { $0.title }])
+
+    // GET /images answers {"images": [...]}: upserted in one transaction; with .delete the
+    // stored list becomes the answer's; with .both the cached answer is imported first
+    let summary = try await client.send(
+        Request<Data>(.get, "images", cache: .both), into: store, as: Photo.self, root: "images", missing: .delete)
+    print(summary)  // inserted 2, updated 0, unchanged 0, deleted 0
+
+    // The app shows the store: the rows now, and again after every import that changes them
+    for try await photos in store.observe(Photo.self, .all.order(Column("title"))) {
+        return photos
+    }
+    return []
+}

@@ -26,6 +26,18 @@ import Testing
         }
     }
 
+    @Test func storeExampleImportsAndObserves() async throws {
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        try await withServer { server in
+            let client = server.client(URLSessionTransport()) { $0.cache = nil }
+            try await StoreFixtures.upload(["Noon", "Dusk"], with: client)
+            let photos = try await syncPhotos(client: client, directory: directory.url)
+            #expect(photos.map(\.title) == ["Dusk", "Noon"])
+            #expect(FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("public.sqlite").path))
+        }
+    }
+
     @Test func downloadExampleRuns() async throws {
         try await withServer { server in
             let task = download(with: APIClient(baseURL: server.baseURL, transport: URLSessionTransport()))
