@@ -37,11 +37,11 @@ public enum ResponseBodyValue: Sendable, Hashable {
 }
 
 /// What a body claims, or looks like, to be.
-enum BodyKind {
+package enum BodyKind {
     case json, xml, text, binary
 
     /// By `Content-Type`, else by sniffing.
-    init(contentType: String?, body: Data) {
+    package init(contentType: String?, body: Data) {
         let type = contentType?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         self = BodyKind(mediaType: type) ?? BodyKind(sniffing: body)
     }
@@ -60,7 +60,7 @@ enum BodyKind {
 
     /// JSON when the first non-blank byte opens an object or array; XML when it opens a tag that is
     /// not an HTML document; else text or binary.
-    init(sniffing data: Data) {
+    package init(sniffing data: Data) {
         guard let first = data.first(where: { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }) else {
             self = .text
             return

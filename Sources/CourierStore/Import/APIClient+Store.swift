@@ -3,8 +3,8 @@ import Foundation
 import GRDB
 
 extension APIClient {
-    /// Sends `request` and imports the `Model` objects of its response into `store` (see
-    /// ``CourierStore/import(_:from:contentType:root:missing:)-(Model.Type,_,_,_,_)``).
+    /// Sends `request` and imports the `Model` objects of its response into `store`, as
+    /// `store.import(_:from:contentType:root:missing:)` does.
     ///
     /// With ``CacheOption/both``, the cached answer is imported first and then the network's; a
     /// `304 Not Modified`, or a network answer identical to the cached one, touches nothing
@@ -26,9 +26,9 @@ extension APIClient {
         }
     }
 
-    /// Sends `request` and imports the GRDB records of its response into `store` (see
-    /// ``CourierStore/import(_:from:contentType:root:missing:)-(Record.Type,_,_,_,_)``), with the
-    /// same handling of cached answers and `304`s as the model form.
+    /// Sends `request` and imports the GRDB records of its response into `store`, as
+    /// `store.import(_:from:contentType:root:missing:)` does, with the same handling of cached
+    /// answers and `304`s as the model form.
     @discardableResult
     public func send<Value, Record: Decodable & FetchableRecord & PersistableRecord & Sendable>(
         _ request: Request<Value>, into store: CourierStore, as type: Record.Type, root: String? = nil, missing: MissingObjects = .keep

@@ -7,9 +7,16 @@ enum ImportSource {
     /// element of an array, or the one object.
     static func elements(of body: Data, contentType: String?, root: String?) throws -> [ImportElement] {
         let path = root.map { $0.split(separator: ".").map(String.init) } ?? []
-        if isXML(body, contentType: contentType) {
+        var kind = BodyKind(contentType: contentType, body: body)
+        if kind == .text || kind == .binary { kind = BodyKind(sniffing: body) }
+        switch kind {
+        case .xml:
             let document = try XMLTreeParser.parse(body)
             return try elements(of: XMLJSONConversion.object(of: document), path: path)
+        case .text, .binary:
+            throw ImportSourceError.notJSONOrXML
+        case .json:
+            break
         }
         if let ranges = try JSONElementScanner.elements(in: body, path: path) {
             let start = body.startIndex
@@ -34,13 +41,5 @@ enum ImportSource {
         case .null: return []
         default: throw ImportSourceError.notAList(path: path.joined(separator: "."), found: "a single value")
         }
-    }
-
-    private static func isXML(_ body: Data, contentType: String?) -> Bool {
-        if let contentType = contentType?.lowercased(), !contentType.isEmpty {
-            if contentType.contains("json") { return false }
-            if contentType.contains("xml") { return true }
-        }
-        return body.first { $0 > 0x20 } == UInt8(ascii: "<")
     }
 }

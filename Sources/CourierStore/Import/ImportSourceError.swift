@@ -11,7 +11,7 @@ enum ImportSourceError: Error, CustomStringConvertible {
         case .notAList(let path, let found):
             "the response \(path.isEmpty ? "" : "under “\(path)” ")holds \(found), not an object or a list of objects"
         case .malformed(let offset, let expected): "the JSON is malformed at byte \(offset): expected \(expected)"
-        case .notJSONOrXML: "the response is neither JSON nor XML"
+        case .notJSONOrXML: "the response is neither JSON nor XML (text, such as an HTML page, or binary data)"
         }
     }
 }

@@ -142,6 +142,7 @@ import Testing
             try await store.import(User.self, from: Data("<html><body>Bad gateway</body>".utf8), contentType: "text/html")
         }
         #expect(html?.kind == .decodingFailed)
+        #expect(html?.message.contains("neither JSON nor XML") == true)
         let truncated = await #expect(throws: CourierError.self) {
             try await store.import(User.self, from: Data(#"[{"id":1,"user_name":"a""#.utf8))
         }
