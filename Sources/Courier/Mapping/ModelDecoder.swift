@@ -62,12 +62,14 @@ public struct ModelDecoder: DataDecoder {
 
     /// Decodes `type` and also returns every ``Identified`` value found inside it (not `type`'s
     /// own value), each with the JSON it was decoded from, in the order they were decoded: the
-    /// nested models a store keeps as their own rows.
+    /// nested models a store keeps as their own rows. Calls that pass the same `session` share its
+    /// caches (key spellings, the date pattern), as the elements of one list do in one call.
     package func decodeCollectingIdentified<T: Decodable>(
-        _ type: T.Type, from value: JSONValue
+        _ type: T.Type, from value: JSONValue, in session: ModelDecodingSession
     ) throws -> (value: T, nested: [(model: any Identified, json: JSONValue)]) {
-        let context = ModelDecodingContext(dateFormat: dateFormat, timeZone: timeZone)
+        let context = session.context
         context.collectsIdentified = true
+        context.identified = []
         do {
             let decoded = try ModelValueDecoder(value: value, codingPath: [], context: context).decodeValue(type)
             return (decoded, context.identified)
@@ -76,9 +78,34 @@ public struct ModelDecoder: DataDecoder {
         }
     }
 
+    /// Decodes `type` from JSON bytes, sharing `session`'s caches with other calls.
+    package func decode<T: Decodable>(_ type: T.Type, from data: Data, in session: ModelDecodingSession) throws -> T {
+        let context = session.context
+        context.collectsIdentified = false
+        do {
+            return try ModelValueDecoder(value: try JSONValue.parse(data), codingPath: [], context: context).decodeValue(type)
+        } catch let error as DecodingError {
+            throw ModelDecodingError(error)
+        }
+    }
+
+    /// A session for ``decodeCollectingIdentified(_:from:in:)`` calls with this decoder's settings.
+    package func makeSession() -> ModelDecodingSession {
+        ModelDecodingSession(context: ModelDecodingContext(dateFormat: dateFormat, timeZone: timeZone))
+    }
+
     /// Decodes an array of objects into models (seed: `transformDictionaryArray:intoArrayOfModels:`).
     public func decodeArray<T: Decodable>(of type: T.Type, from values: [JSONValue], dateFormat: String? = nil) throws -> [T] {
         try decode([T].self, from: .array(values), dateFormat: dateFormat)
+    }
+}
+
+/// Caches kept across the decoding calls of one task (not `Sendable`: one task at a time).
+package final class ModelDecodingSession {
+    let context: ModelDecodingContext
+
+    init(context: ModelDecodingContext) {
+        self.context = context
     }
 }
 

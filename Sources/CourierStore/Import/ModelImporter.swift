@@ -27,6 +27,7 @@ struct ModelImporter {
         }
         var seen = Set<DatabaseValue>()
         seen.reserveCapacity(elements.count)
+        let session = decoder.makeSession()
         for element in elements {
             let digest = element.digest
             if let uid = byDigest[digest] {
@@ -35,7 +36,7 @@ struct ModelImporter {
                 continue
             }
             let json = try element.parsed()
-            let (model, nested) = try decoder.decodeCollectingIdentified(Model.self, from: json)
+            let (model, nested) = try decoder.decodeCollectingIdentified(Model.self, from: json, in: session)
             let uid = StoreKey.value(model.uid)
             seen.insert(uid)
             switch try write(element, json: json, digest: digest, uid: uid, model: model, in: table, isStored: stored.contains(uid)) {

@@ -59,10 +59,11 @@ extension CourierStore {
 
     /// Models from `(uid, body)` rows, failing with the uid of a row that does not decode.
     static func decode<Model: Decodable>(_ type: Model.Type, rows: [Row], decoder: ModelDecoder) throws -> [Model] {
-        try rows.map { row in
+        let session = decoder.makeSession()
+        return try rows.map { row in
             let body: Data = row["body"]
             do {
-                return try decoder.decode(Model.self, from: body)
+                return try decoder.decode(Model.self, from: body, in: session)
             } catch {
                 let uid: DatabaseValue = row["uid"]
                 var failure = CourierError(

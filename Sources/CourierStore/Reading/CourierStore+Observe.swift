@@ -20,9 +20,10 @@ extension CourierStore {
                 .tracking { db in try query.request(table: table.name).fetchAll(db).map(StoredRow.init) }
                 .removeDuplicates()
                 .map { rows in
-                    try rows.map { row in
+                    let session = decoder.makeSession()
+                    return try rows.map { row in
                         do {
-                            return try decoder.decode(Model.self, from: row.body)
+                            return try decoder.decode(Model.self, from: row.body, in: session)
                         } catch {
                             throw CourierError(
                                 .decodingFailed, "The stored \(table.name) with uid \(row.uid) no longer fits the model: \(error)",
