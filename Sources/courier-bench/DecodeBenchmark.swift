@@ -8,9 +8,9 @@ import Foundation
 struct DecodeBenchmark {
     let options: BenchOptions
 
-    /// The model as Courier reads it: no CodingKeys.
-    struct User: Decodable {
-        struct Pizza: Decodable {
+    /// The model as Courier reads it: no CodingKeys (also the store suite's model: `Identified`).
+    struct User: Decodable, Identified, Sendable {
+        struct Pizza: Decodable, Sendable {
             var pizzaID: Int
             var name: String
             var numberOfIngredients: Int?

@@ -10,21 +10,8 @@ import GRDB
 struct StoreBenchmark {
     let options: BenchOptions
 
-    /// The decode suite's user, as the store keeps it: no CodingKeys, no schema code.
-    struct User: Codable, Identified, Sendable {
-        struct Pizza: Codable, Sendable {
-            var pizzaID: Int
-            var name: String
-            var numberOfIngredients: Int?
-        }
-        var uid: Int
-        var userName: String
-        var email: String
-        var isFirstLogin: Bool
-        var registerDate: Date
-        var favoritePizza: Pizza
-        var orderedPizzas: [Pizza]
-    }
+    /// The decode suite's user: no CodingKeys, no schema code.
+    typealias User = DecodeBenchmark.User
 
     func run() async throws {
         let count = options.scaled(10_000, minimum: 100)
