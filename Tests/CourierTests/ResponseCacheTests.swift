@@ -156,24 +156,9 @@ import Testing
     @Test func entriesSurviveAWriterKilledAtRandomMoments() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let executable = try courierExecutable()
         var kills = 0
         for _ in 0..<200 {
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = ["cache-writer", "--directory", directory.url.path]
-            let output = Pipe()
-            let input = Pipe()  // held open: the writer exits when it reads end-of-file (its parent is gone)
-            process.standardOutput = output
-            process.standardInput = input
-            process.standardError = FileHandle.nullDevice  // never the runner's own pipe
-            try process.run()
-            _ = try output.fileHandleForReading.read(upToCount: 6)  // "ready\n": it is writing now
-            try await Task.sleep(for: .microseconds(Int.random(in: 0...20_000)))  // the random moment, not synchronisation
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            withExtendedLifetime(input) {}
-            if process.terminationReason == .uncaughtSignal { kills += 1 }
+            if try await killCourierWriter(["cache-writer", "--directory", directory.url.path], within: .milliseconds(20)) { kills += 1 }
         }
         #expect(kills == 200)
         let cache = ResponseCache(directory: directory.url, memoryCapacity: 0)

@@ -65,25 +65,10 @@ import Testing
         let directory = try TemporaryDirectory.created()
         defer { directory.remove() }
         let path = directory.url.appendingPathComponent("store.sqlite")
-        let executable = try courierExecutable()
         var kills = 0
         var generations = Set<Int>()
         for _ in 0..<200 {
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = ["store-writer", "--path", path.path, "--count", "1000"]
-            let output = Pipe()
-            let input = Pipe()  // held open: the writer exits when it reads end-of-file (its parent is gone)
-            process.standardOutput = output
-            process.standardInput = input
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            _ = try output.fileHandleForReading.read(upToCount: 6)  // "ready\n": it is importing now
-            try await Task.sleep(for: .microseconds(Int.random(in: 0...200_000)))  // the random moment, not synchronisation
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            withExtendedLifetime(input) {}
-            if process.terminationReason == .uncaughtSignal { kills += 1 }
+            if try await killCourierWriter(["store-writer", "--path", path.path, "--count", "1000"], within: .milliseconds(200)) { kills += 1 }
 
             let queue = try DatabaseQueue(path: path.path)
             let (integrity, counts) = try await queue.read { db in

@@ -57,3 +57,26 @@ func courierExecutable() throws -> URL {
     }
     return found
 }
+
+/// Starts a hidden `courier` writer command (`cache-writer`, `store-writer`), waits for its
+/// `ready` line, lets a random moment of up to `within` pass (the moment, not synchronisation),
+/// kills it with SIGKILL and waits for it; returns whether the signal ended it. Its standard input
+/// stays open until then: a writer exits when it reads end-of-file (its parent is gone).
+func killCourierWriter(_ arguments: [String], within: Duration) async throws -> Bool {
+    let process = Process()
+    process.executableURL = try courierExecutable()
+    process.arguments = arguments
+    let output = Pipe()
+    let input = Pipe()
+    process.standardOutput = output
+    process.standardInput = input
+    process.standardError = FileHandle.nullDevice  // never the runner's own pipe
+    try process.run()
+    _ = try output.fileHandleForReading.read(upToCount: 6)  // "ready\n": it is writing now
+    let limit = Int(within.components.seconds * 1_000_000 + within.components.attoseconds / 1_000_000_000_000)
+    try await Task.sleep(for: .microseconds(Int.random(in: 0...limit)))
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    withExtendedLifetime(input) {}
+    return process.terminationReason == .uncaughtSignal
+}
