@@ -4,51 +4,15 @@ import Testing
 
 /// The seed-002 rules on `Decodable`: key mapping, conversions, dates, errors with key paths.
 @Suite struct ModelDecoderTests {
-    static let seedJSON = """
-    {
-        "id": "123",
-        "user_name": "fulana22k",
-        "email": "fulana22k@hotmail.com",
-        "is_first_login": true,
-        "register_date": "2015/08/21 15:45:45",
-        "favorite_pizza": {
-            "pizza_id": 5,
-            "name": "Catuperoni",
-            "number_of_ingredients": null
-        },
-        "OrderedPizzas": [{
-            "pizza_id": 5,
-            "name": "Catuperoni",
-            "number_of_ingredients": null
-        }, {
-            "pizza_id": 10,
-            "name": "Calabresa",
-            "number_of_ingredients": null
-        }]
-    }
-    """
-
-    struct Pizza: Decodable, Equatable {
-        var pizzaID: Int
-        var name: String
-        var numberOfIngredients: Int?
-    }
-
-    struct User: Decodable {
-        var uid: Int
-        var userName: String
-        var email: String
-        var isFirstLogin: Bool
-        var registerDate: Date
-        var favoritePizza: Pizza
-        var orderedPizzas: [Pizza]
-    }
+    static let seedJSON = SeedFixtures.userJSON
+    typealias Pizza = SeedFixtures.Pizza
+    typealias User = SeedFixtures.User
 
     @Test func theSeedPayloadDecodesIntoTheSeedModels() throws {
         let user = try ModelDecoder().decode(User.self, from: Data(Self.seedJSON.utf8))
         #expect(user.uid == 123)
         #expect(user.userName == "fulana22k")
-        #expect(user.email == "fulana22k@hotmail.com")
+        #expect(user.email == "fulana22k@example.com")
         #expect(user.isFirstLogin)
         #expect(user.registerDate == Date(timeIntervalSince1970: 1_440_171_945))
         #expect(user.favoritePizza == Pizza(pizzaID: 5, name: "Catuperoni", numberOfIngredients: nil))

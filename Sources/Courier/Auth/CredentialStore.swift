@@ -1,6 +1,6 @@
 /// Where captured credentials persist between launches. Courier ships ``InMemoryCredentialStore``,
 /// ``FileCredentialStore`` (Linux's default) and, where the `Security` framework exists,
-/// ``KeychainCredentialStore`` (the default there).
+/// `KeychainCredentialStore` (the default there).
 public protocol CredentialStore: Sendable {
     /// The stored credentials, or `nil`.
     func load() throws -> Credentials?

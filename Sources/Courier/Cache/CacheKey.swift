@@ -25,6 +25,7 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
         relativePath = "\(scope)/\(pathDigest)/\(digest).apicache"
     }
 
+    /// The entry's file path relative to the cache directory.
     public var description: String { relativePath }
 
     /// The scope of requests sent without credentials.

@@ -53,6 +53,7 @@ public final class ResponseCache: Sendable {
     ///   - directory: where entries go; defaults to ``standardDirectory``.
     ///   - memoryCapacity: the memory store's byte cap (seed `inMemoryCacheMaxSize`).
     ///   - diskCapacity: the files' byte cap.
+    ///   - logger: where the cache reports files it could not read or write.
     public init(
         directory: URL? = nil, memoryCapacity: Int = ResponseCache.defaultMemoryCapacity,
         diskCapacity: Int = ResponseCache.defaultDiskCapacity, logger: Logger = Logger(label: "Courier.cache")

@@ -31,7 +31,9 @@ public final class APIClient: Sendable {
     let logoutHandlers = Locked<(next: Int, handlers: [(id: Int, run: LogoutHandler)])>((0, []))
 
     /// Creates a client.
-    /// - Parameter transport: defaults to ``URLSessionTransport/shared``.
+    /// - Parameters:
+    ///   - configuration: the base URL, API path and every client-wide setting.
+    ///   - transport: defaults to ``URLSessionTransport/shared``.
     public init(configuration: ClientConfiguration, transport: any HTTPTransport = URLSessionTransport.shared) {
         self.configuration = configuration
         self.transport = transport

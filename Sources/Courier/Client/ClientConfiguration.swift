@@ -112,7 +112,7 @@ public struct ClientConfiguration: Sendable {
         self.authenticationHeaders = authenticationHeaders
     }
 
-    /// ``AlertErrorPresenter`` where UIKit exists, else ``LoggingErrorPresenter`` at debug level.
+    /// `AlertErrorPresenter` where UIKit exists, else ``LoggingErrorPresenter`` at debug level.
     public static var defaultErrorPresenter: any ErrorPresenter {
         #if canImport(UIKit) && !os(watchOS)
         AlertErrorPresenter()

@@ -10,7 +10,9 @@
 /// The request starts when iteration starts; ending the iteration early (or cancelling the
 /// iterating task) cancels it.
 public struct ResponseSequence<Value: Sendable>: AsyncSequence, Sendable {
+    /// Each element is one response: the cached one, then the network's.
     public typealias Element = Response<Value>
+    /// Iteration fails with the request's error.
     public typealias Failure = CourierError
 
     let client: APIClient

@@ -19,7 +19,7 @@ public struct MultipartFormData: Sendable {
 
     /// Encodes `parameters` (keys sorted) into a complete body.
     ///
-    /// - Throws: ``ParameterEncodingError`` when a file cannot be read or a number is not finite.
+    /// - Throws: an error naming the part when a file cannot be read or a number is not finite.
     public func encode(_ parameters: Parameters) throws -> EncodedBody {
         EncodedBody(data: try stream(parameters).collect(), contentType: contentType)
     }

@@ -3,7 +3,7 @@ import Foundation
 /// Turns a response body into the value a request expects.
 ///
 /// ``Request`` picks one from its value type: ``decodable(_:)`` for `Decodable` values, ``data`` for
-/// raw bytes, ``json`` for an untyped ``JSONValue``. Pass your own to ``Request/init(_:_:query:body:headers:serializer:)``
+/// raw bytes, ``json`` for an untyped ``JSONValue``. Pass your own to ``Request/init(_:_:query:body:headers:cache:serializer:)``
 /// for anything else.
 public struct ResponseSerializer<Value: Sendable>: Sendable {
     /// Produces the value from the body and what the client knows of the response.

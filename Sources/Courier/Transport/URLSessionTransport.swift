@@ -28,8 +28,10 @@ public final class URLSessionTransport: HTTPTransport {
     let delegate: URLSessionTransportDelegate
 
     /// Creates a transport with its own session built from `configuration` (with caching removed).
-    /// - Parameter challengeHandler: answers authentication challenges; `nil` for the default
-    ///   described at ``ChallengeHandler``.
+    /// - Parameters:
+    ///   - configuration: the session's settings; its `urlCache` is removed, as Courier caches itself.
+    ///   - challengeHandler: answers authentication challenges; `nil` for the default
+    ///     described at ``ChallengeHandler``.
     public init(configuration: URLSessionConfiguration = .default, challengeHandler: ChallengeHandler? = nil) {
         let configuration = configuration.copy() as? URLSessionConfiguration ?? .default
         configuration.urlCache = nil
