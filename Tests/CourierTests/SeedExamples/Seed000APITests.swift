@@ -2,7 +2,6 @@ import Courier
 import Dispatch
 import Foundation
 import ImageStoreServer
-import Logging
 import Testing
 
 extension SeedExamples {
@@ -43,8 +42,8 @@ extension SeedExamples {
         @Test func makeRequestWithBaseURLExtraHeadersSuppressErrorAlertAndProgressBlocks() async throws {
             try await withServer { api in
                 try await withServer { other in
-                    let presented = Locked<[String]>([])
-                    let client = api.client(URLSessionTransport()) { $0.errorPresenter = RecordingPresenter(messages: presented) }
+                    let presenter = ErrorHookTests.Recorder()
+                    let client = api.client(URLSessionTransport()) { $0.errorPresenter = presenter }
                     let uploaded = Locked<[Int64]>([])
                     let downloaded = Locked<[Int64]>([])
                     var request = Request<EchoReply>(.post, "echo/upload", body: ["photo": .data(SeedFixtures.png)], headers: ["X-Extra": "1"])
@@ -62,7 +61,7 @@ extension SeedExamples {
                     var quiet = Request<Data>(.get, "status/404")
                     quiet.suppressErrorAlert = true
                     _ = try? await client.send(quiet)
-                    #expect(presented.withLock { $0.count } == 1)
+                    #expect(presenter.shown.withLock { $0.count } == 1)
                 }
             }
         }
@@ -161,13 +160,13 @@ extension SeedExamples {
         /// deprecated `UIAlertView` is an `ErrorPresenter` you choose.
         @Test func handleErrorWithResponseObject() async throws {
             try await withServer { server in
-                let presented = Locked<[String]>([])
-                let client = server.client(URLSessionTransport()) { $0.errorPresenter = RecordingPresenter(messages: presented) }
+                let presenter = ErrorHookTests.Recorder()
+                let client = server.client(URLSessionTransport()) { $0.errorPresenter = presenter }
                 let error = await #expect(throws: CourierError.self) {
                     try await client.send(Request<JSONValue>(.get, "errors/400", query: ["key": "error_message", "message": "Senha incorreta"]))
                 }
                 #expect(error?.userMessage == "Senha incorreta")
-                #expect(presented.withLock { $0 } == ["Senha incorreta"])
+                #expect(presenter.shown.withLock { $0 } == ["Senha incorreta"])
             }
         }
 
@@ -205,15 +204,6 @@ extension SeedExamples {
                 let denied = await #expect(throws: CourierError.self) { try await client.send(Request<JSONValue>(.get, "me")) }
                 #expect(denied?.classification == .unauthorized)
             }
-        }
-    }
-
-    /// An `ErrorPresenter` that keeps the messages it was asked to show.
-    struct RecordingPresenter: ErrorPresenter {
-        let messages: Locked<[String]>
-
-        func present(_ error: CourierError, logger: Logger) async {
-            messages.withLock { $0.append(error.userMessage) }
         }
     }
 }
