@@ -15,14 +15,14 @@ struct BodyInterrupted: Error {
 extension AsyncHTTPClientTransport {
     /// Streams a body into a temporary file beside `destination`, then moves it into place; the
     /// temporary file is removed on failure or cancellation.
-    func write(_ body: HTTPClientResponse.Body, to destination: URL, expected: Int64?, observer: TransferObserver) async throws {
+    func write(_ body: HTTPClientResponse.Body, to destination: URL, request: TransportRequest, expected: Int64?, observer: TransferObserver) async throws {
         var file = try PartialDownload(for: destination)
+        var counted = try ResponseBodyAccumulator(url: request.url, maximumSize: nil, expected: expected, keepsBody: false)
         do {
             for try await buffer in body {
                 try file.write(buffer.readableBytesView)
-                let received = file.written
-                if received != expected {
-                    observer.download?(TransferProgress(completed: received, total: expected.flatMap { $0 >= received ? $0 : nil }))
+                if let progress = try buffer.withUnsafeReadableBytes({ bytes throws(CourierError) in try counted.append(bytes) }) {
+                    observer.download?(progress)
                 }
             }
         } catch let error as CourierError {
@@ -30,9 +30,9 @@ extension AsyncHTTPClientTransport {
             throw error
         } catch {
             file.discard()
-            throw BodyInterrupted(underlying: error, received: file.written, expected: expected)
+            throw BodyInterrupted(underlying: error, received: counted.received, expected: expected)
         }
-        observer.download?(TransferProgress(completed: file.written, total: file.written))
+        observer.download?(counted.finalProgress)
         try file.commit()
     }
 
@@ -40,27 +40,20 @@ extension AsyncHTTPClientTransport {
     func collect(
         _ body: HTTPClientResponse.Body, expected: Int64?, request: TransportRequest, observer: TransferObserver
     ) async throws -> Data {
-        let maximum = request.maximumResponseSize
-        var data = Data()
-        if let expected, expected < 1 << 30 { data.reserveCapacity(Int(expected)) }
+        var collected = try ResponseBodyAccumulator(url: request.url, maximumSize: request.maximumResponseSize, expected: expected)
         do {
             for try await buffer in body {
-                data.append(contentsOf: buffer.readableBytesView)
-                let received = Int64(data.count)
-                if let maximum, received > maximum {
-                    throw CourierError.responseTooLarge(request.url, maximum: maximum, length: nil)
-                }
-                if let download = observer.download, received != expected {
-                    download(TransferProgress(completed: received, total: expected.flatMap { $0 >= received ? $0 : nil }))
+                if let progress = try buffer.withUnsafeReadableBytes({ bytes throws(CourierError) in try collected.append(bytes) }) {
+                    observer.download?(progress)
                 }
             }
         } catch let error as CourierError {
             throw error
         } catch {
-            throw BodyInterrupted(underlying: error, received: Int64(data.count), expected: expected)
+            throw BodyInterrupted(underlying: error, received: collected.received, expected: expected)
         }
-        observer.download?(TransferProgress(completed: Int64(data.count), total: Int64(data.count)))
-        return data
+        observer.download?(collected.finalProgress)
+        return collected.takeBody()
     }
 }
 

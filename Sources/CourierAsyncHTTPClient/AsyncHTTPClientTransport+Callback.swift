@@ -25,7 +25,7 @@ extension AsyncHTTPClientTransport: CallbackTransport {
         }
         let wire = wireRequest(for: request, observer: observer)
         let control = ExchangeControl()
-        let deadline = ContinuousClock.now + .nanoseconds(Int64((min(request.timeout, 1e9) * 1e9).rounded()))
+        let deadline = ContinuousClock.now + .nanoseconds(request.timeoutNanoseconds)
         let run: @Sendable () async -> Void = {
             let entry = DeadlineMonitor.shared.register(deadline) { control.expire() }
             let result: Result<TransportResponse, any Error>
@@ -37,12 +37,7 @@ extension AsyncHTTPClientTransport: CallbackTransport {
             DeadlineMonitor.shared.remove(entry)
             completion(result)
         }
-        let task: Task<Void, Never>
-        if #available(macOS 26, iOS 26, watchOS 26, tvOS 26, visionOS 26, *) {
-            task = Task.immediate { await run() }
-        } else {
-            task = Task { await run() }
-        }
+        let task = Task.startingHere { await run() }
         control.attach { task.cancel() }
         return { control.cancel() }
     }
@@ -71,10 +66,8 @@ extension AsyncHTTPClientTransport {
             return {}
         }
         let delegate = BufferingResponseDelegate(transport: self, request: request, observer: observer)
-        let seconds = min(request.timeout, 1e9)
         let task = client.execute(
-            request: wire, delegate: delegate, eventLoop: .indifferent,
-            deadline: .now() + .nanoseconds(Int64((seconds * 1e9).rounded())))
+            request: wire, delegate: delegate, eventLoop: .indifferent, deadline: .now() + .nanoseconds(request.timeoutNanoseconds))
         task.futureResult.whenComplete { result in
             completion(result.mapError { error in
                 let (headReceived, received, expected) = delegate.progress

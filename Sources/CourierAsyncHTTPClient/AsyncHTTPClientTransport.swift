@@ -133,19 +133,16 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
     /// Sends the request and reads the whole answer.
     func exchange(_ wire: HTTPClientRequest, request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
-        let deadline = NIODeadline.now() + .nanoseconds(Int64(request.timeout * 1_000_000_000))
+        let deadline = NIODeadline.now() + .nanoseconds(request.timeoutNanoseconds)
         let response = try await client.execute(wire, deadline: deadline)
         let answer = try head(status: response.status, fields: response.headers, request: request)
         var result = answer.response
         let expected = answer.expected
         // `write` and `collect` mark their own failures as ``BodyInterrupted``.
         if let destination = request.downloadDestination, (200..<300).contains(result.statusCode) {
-            try await write(response.body, to: destination, expected: expected, observer: observer)
+            try await write(response.body, to: destination, request: request, expected: expected, observer: observer)
             result.bodyFile = destination
             return result
-        }
-        if let maximum = request.maximumResponseSize, let expected, expected > maximum {
-            throw CourierError.responseTooLarge(request.url, maximum: maximum, length: expected)
         }
         result.body = try await collect(response.body, expected: expected, request: request, observer: observer)
         return result

@@ -16,8 +16,7 @@ final class BufferingResponseDelegate: HTTPClientResponseDelegate, Sendable {
 
     private struct State {
         var response: TransportResponse?
-        var body = Data()
-        var expected: Int64?
+        var body: ResponseBodyAccumulator?
     }
 
     private let transport: AsyncHTTPClientTransport
@@ -34,19 +33,16 @@ final class BufferingResponseDelegate: HTTPClientResponseDelegate, Sendable {
     /// Whether the head arrived, how much of the body, and how much was declared: a failure after
     /// the head is a broken body, not a failure to connect.
     var progress: (headReceived: Bool, received: Int64, expected: Int64?) {
-        state.withLock { ($0.response != nil, Int64($0.body.count), $0.expected) }
+        state.withLock { ($0.response != nil, $0.body?.received ?? 0, $0.body?.expected) }
     }
 
     func didReceiveHead(task: HTTPClient.Task<TransportResponse>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         do {
             let (response, expected) = try transport.head(status: head.status, fields: head.headers, request: request)
-            if let maximum = request.maximumResponseSize, let expected, expected > maximum {
-                throw CourierError.responseTooLarge(request.url, maximum: maximum, length: expected)
-            }
+            let body = try ResponseBodyAccumulator(url: request.url, maximumSize: request.maximumResponseSize, expected: expected)
             state.withLock { state in
                 state.response = response
-                state.expected = expected
-                if let expected, expected < 1 << 30 { state.body.reserveCapacity(Int(expected)) }
+                state.body = body
             }
             return task.eventLoop.makeSucceededVoidFuture()
         } catch {
@@ -55,24 +51,26 @@ final class BufferingResponseDelegate: HTTPClientResponseDelegate, Sendable {
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<TransportResponse>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        let (received, expected) = state.withLock { state in
-            state.body.append(contentsOf: buffer.readableBytesView)
-            return (Int64(state.body.count), state.expected)
+        let outcome = state.withLock { state -> Result<TransferProgress?, CourierError> in
+            do throws(CourierError) {
+                return .success(try buffer.withUnsafeReadableBytes { bytes throws(CourierError) in try state.body?.append(bytes) })
+            } catch {
+                return .failure(error)
+            }
         }
-        if let maximum = request.maximumResponseSize, received > maximum {
-            return task.eventLoop.makeFailedFuture(CourierError.responseTooLarge(request.url, maximum: maximum, length: nil))
+        switch outcome {
+        case .success(let progress):
+            if let progress { observer.download?(progress) }
+            return task.eventLoop.makeSucceededVoidFuture()
+        case .failure(let error):
+            return task.eventLoop.makeFailedFuture(error)
         }
-        if let download = observer.download, received != expected {
-            download(TransferProgress(completed: received, total: expected.flatMap { $0 >= received ? $0 : nil }))
-        }
-        return task.eventLoop.makeSucceededVoidFuture()
     }
 
     func didFinishRequest(task: HTTPClient.Task<TransportResponse>) throws -> TransportResponse {
         let response = state.withLock { state -> TransportResponse? in
             guard var response = state.response else { return nil }
-            response.body = state.body
-            state.body = Data()
+            response.body = state.body?.takeBody() ?? Data()
             return response
         }
         guard let response else {

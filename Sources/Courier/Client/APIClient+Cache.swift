@@ -11,48 +11,32 @@ extension APIClient {
         let saves: Bool
     }
 
-    /// The request through the cache as its option says; `cached` receives the cached response a
-    /// ``CacheOption/both`` request delivers before the network's. Records metrics and the span.
-    func deliver<Value>(
-        _ request: Request<Value>, id: RequestID, cached: ((Response<Value>) async -> Void)?
+    /// The request through the cache as its option says: the cached answer (for
+    /// ``CacheOption/both``, handed to `cached` before the network's), the network, and in offline
+    /// mode the cached answer when the network is unreachable. A failure is thrown unreported.
+    func serve<Value>(
+        _ request: Request<Value>, id: RequestID, record: inout RequestRecord, cached: ((Response<Value>) async -> Void)?
     ) async throws(CourierError) -> Response<Value> {
-        let parts = request.parts
-        var record = beginRecord(parts, id: id)
-        do throws(CourierError) {
-            var response = try await deliver(request, parts: parts, id: id, record: &record, cached: cached)
-            response.metrics = finish(&record, source: response.source, statusCode: response.statusCode)
-            return response
-        } catch {
-            throw finish(&record, failure: error)
-        }
-    }
-
-    private func deliver<Value>(
-        _ request: Request<Value>, parts original: RequestParts, id: RequestID, record: inout RequestRecord,
-        cached: ((Response<Value>) async -> Void)?
-    ) async throws(CourierError) -> Response<Value> {
-        var parts = original
-        guard let plan = cachePlan(for: parts) else {
-            return try await network(request, parts: parts, id: id, record: &record, plan: nil)
+        var settings = request.settings
+        guard let plan = cachePlan(for: settings) else {
+            return try await network(request, settings: settings, id: id, record: &record, plan: nil)
         }
         var stored: CachedResponse?
         if plan.option != .networkOnly {
             if let entry = plan.cache.response(for: plan.key),
-               var response = try? decode(entry.transportResponse, for: request, id: id, start: record.start, source: .cache) {
+               let response = try? decode(entry.transportResponse, for: request, id: id, start: record.start, source: .cache) {
                 recordCache("hit", record)
                 stored = entry
                 if plan.option == .cacheOnly || configuration.cacheFreshness.isFresh(entry) { return response }
-                response.metrics.source = .cache
-                response.metrics.duration = response.duration
                 await cached?(response)
-                parts.addConditions(for: entry)
+                settings.addConditions(for: entry)
             } else {
                 recordCache("miss", record)
             }
         }
         do throws(CourierError) {
-            let response = try await network(request, parts: parts, id: id, record: &record, plan: plan)
-            if parts.revalidating != nil, record.statusCode == 304 { recordCache("revalidated", record) }
+            let response = try await network(request, settings: settings, id: id, record: &record, plan: plan)
+            if settings.revalidating != nil, record.statusCode == 304 { recordCache("revalidated", record) }
             return response
         } catch {
             guard plan.offline, error.classification.isUnreachable,
@@ -66,7 +50,7 @@ extension APIClient {
     }
 
     /// The cache plan, or `nil` when the request neither reads, writes nor invalidates the cache.
-    func cachePlan(for request: RequestParts) -> CachePlan? {
+    func cachePlan(for request: RequestSettings) -> CachePlan? {
         guard let cache = configuration.cache else { return nil }
         let option = request.cacheOption ?? configuration.cacheOption
         let offline = request.offlineMode ?? configuration.offlineMode
@@ -97,7 +81,7 @@ extension APIClient {
     }
 }
 
-extension RequestParts {
+extension RequestSettings {
     /// Makes the request conditional on the stored entry's validators, unless the caller set them.
     mutating func addConditions(for entry: CachedResponse) {
         var added = false

@@ -3,7 +3,7 @@ import Foundation
 extension APIClient {
     /// The key `request`'s response is cached under, for the current user.
     public func cacheKey<Value>(for request: Request<Value>) throws(CourierError) -> CacheKey {
-        try cacheKey(for: request.parts)
+        try cacheKey(for: request.settings)
     }
 
     /// The response cached for `request`, if any (counts as an access).
@@ -19,7 +19,7 @@ extension APIClient {
     }
 
     /// Method, URL, canonical parameters and body, and the auth scope.
-    func cacheKey(for request: RequestParts, hashingBody: Bool = true) throws(CourierError) -> CacheKey {
+    func cacheKey(for request: RequestSettings, hashingBody: Bool = true) throws(CourierError) -> CacheKey {
         var query = request.query
         var encoded: Data?
         switch request.body {

@@ -11,32 +11,32 @@ extension APIClient {
     ///   `destination` untouched.
     public func download(_ request: Request<Data>, to destination: URL) async throws(CourierError) -> Response<URL> {
         let id = RequestID.next()
-        var parts = request.parts
-        parts.downloadDestination = destination
-        parts.maximumResponseSize = nil
-        var record = beginRecord(parts, id: id)
+        var settings = request.settings
+        settings.downloadDestination = destination
+        settings.maximumResponseSize = nil
+        var record = beginRecord(settings, id: id)
         do throws(CourierError) {
-            var response = try await download(parts, to: destination, id: id, record: &record)
+            var response = try await download(settings, to: destination, id: id, record: &record)
             response.metrics = finish(&record, source: .network, statusCode: response.statusCode)
             return response
         } catch {
-            throw finish(&record, failure: error)
+            throw await report(finish(&record, failure: error), record: record, settings: settings)
         }
     }
 
     private func download(
-        _ parts: RequestParts, to destination: URL, id: RequestID, record: inout RequestRecord
+        _ settings: RequestSettings, to destination: URL, id: RequestID, record: inout RequestRecord
     ) async throws(CourierError) -> Response<URL> {
-        let (response, wire) = try await perform(parts, id: id, record: &record)
+        let response = try await perform(settings, id: id, record: &record)
         if response.bodyFile == nil {
             // The transport kept the body in memory (a custom transport): write it now.
             do {
                 try response.body.write(to: destination, options: .atomic)
             } catch {
-                throw await fail(
+                throw complete(
                     CourierError(.transport, "The download could not be written to \(destination.path): \(error.localizedDescription)",
                                  url: response.url, underlyingError: error),
-                    id: id, url: response.url, sent: wire, parts: parts, record: record)
+                    id: id, record: record)
             }
         }
         return Response(

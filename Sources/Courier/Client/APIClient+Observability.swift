@@ -3,20 +3,20 @@ import Tracing
 
 extension APIClient {
     /// Starts the record (and the span, when tracing) of a request.
-    func beginRecord(_ parts: RequestParts, id: RequestID) -> RequestRecord {
+    func beginRecord(_ settings: RequestSettings, id: RequestID) -> RequestRecord {
         var span: (any Span)?
         if let tracer = observability.tracer {
-            let name = parts.name.map { "\(parts.method.rawValue) \($0)" } ?? parts.method.rawValue
+            let name = settings.name.map { "\(settings.method.rawValue) \($0)" } ?? settings.method.rawValue
             let started = tracer.startSpan(name, ofKind: .client)
             if started.isRecording {
                 started.updateAttributes { attributes in
-                    attributes["http.request.method"] = parts.method.rawValue
+                    attributes["http.request.method"] = settings.method.rawValue
                     attributes["courier.request_id"] = id.description
                 }
             }
             span = started
         }
-        return RequestRecord(start: .now, method: parts.method, name: parts.name, span: span)
+        return RequestRecord(start: .now, method: settings.method, name: settings.name, span: span)
     }
 
     /// Counts one network attempt: its status class, bytes and time to first byte.

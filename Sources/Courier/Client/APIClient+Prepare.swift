@@ -4,17 +4,17 @@ extension APIClient {
     /// Resolves a request into what goes on the wire: URL, headers (with the captured credentials
     /// when the URL is the API's origin), encoded body.
     public func transportRequest<Value>(for request: Request<Value>) throws(CourierError) -> TransportRequest {
-        try prepare(request.parts).request
+        try prepare(request.settings).request
     }
 
     /// The client's URL prefix, or one for the request's own base URL or API path.
-    func urlPrefix(for request: RequestParts) -> URLBuilder.Prefix {
+    func urlPrefix(for request: RequestSettings) -> URLBuilder.Prefix {
         guard request.baseURL != nil || request.apiPath != nil else { return urlPrefix }
         return URLBuilder.Prefix(baseURL: request.baseURL ?? configuration.baseURL, apiPath: request.apiPath ?? configuration.apiPath)
     }
 
     /// The wire request and the version of the credentials it carries.
-    func prepare(_ request: RequestParts) throws(CourierError) -> (request: TransportRequest, credentialsVersion: Int) {
+    func prepare(_ request: RequestSettings) throws(CourierError) -> (request: TransportRequest, credentialsVersion: Int) {
         if let failure = request.preparationFailure {
             throw CourierError(.encodingFailed, "The request \(request.method) \(request.path) cannot be sent: \(failure).")
         }

@@ -1,22 +1,6 @@
 import Foundation
 
 extension APIClient {
-    /// Sends `request` through the transport, following redirects under ``RedirectPolicy``.
-    /// `traceHeaders` (trace context added for the API's origin) are removed when a redirect
-    /// leaves the origin, unless the propagation rule covers every origin.
-    func exchange(_ request: TransportRequest, observer: TransferObserver, traceHeaders: [String] = []) async throws -> TransportResponse {
-        var current = request
-        var hops = 0
-        while true {
-            let response = try await transport.send(current, observer: observer)
-            guard let next = try redirect(after: response, to: current, from: request, hops: hops, traceHeaders: traceHeaders) else {
-                return response
-            }
-            current = next
-            hops += 1
-        }
-    }
-
     /// The request a redirect leads to, or `nil` when `response` is the answer (not a redirect,
     /// or redirects are not followed). `current` is the request `response` answers, `original`
     /// the first of the chain, `hops` the redirects followed so far.

@@ -25,8 +25,9 @@ public final class APIClient: Sendable {
     let observability: Observability
     /// Identical requests in flight, sharing one exchange.
     package let inFlight = InFlightExchanges()
-    /// The transport, when it can run a shared exchange without a task.
-    let callbackTransport: (any CallbackTransport)?
+    /// The transport in the start-and-call-back shape every exchange runs in: the transport
+    /// itself when it has that shape, else an adapter that runs its `send` in a task.
+    let callbackTransport: any CallbackTransport
     /// What ``logout()`` runs besides forgetting credentials, by registration number.
     let logoutHandlers = Locked<(next: Int, handlers: [(id: Int, run: LogoutHandler)])>((0, []))
 
@@ -37,7 +38,7 @@ public final class APIClient: Sendable {
     public init(configuration: ClientConfiguration, transport: any HTTPTransport = URLSessionTransport.shared) {
         self.configuration = configuration
         self.transport = transport
-        callbackTransport = transport as? any CallbackTransport
+        callbackTransport = transport as? any CallbackTransport ?? SendingTransportAdapter(base: transport)
         logsRequests = configuration.logger.logLevel <= .debug
         urlPrefix = URLBuilder.Prefix(baseURL: configuration.baseURL, apiPath: configuration.apiPath)
         observability = Observability(configuration: configuration)

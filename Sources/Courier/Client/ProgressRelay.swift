@@ -1,7 +1,9 @@
 import Dispatch
 
-/// Delivers a request's progress reports to the user's handler on the callback queue, dropping any
-/// report that would go backwards, so delivery is monotonic even on a concurrent queue.
+/// Delivers one request's progress reports to its handler on the callback queue: in order, each
+/// advancing on the last, never one after the final report, and never two at once, even on a
+/// concurrent queue (deliveries go through a serial queue that targets it). The handler runs
+/// outside every lock.
 ///
 /// Reports are coalesced before they are queued: a transport reports every piece it moves (a
 /// slow 100 KB body can arrive in a hundred thousand pieces), a user wants a progress bar. One
@@ -15,35 +17,38 @@ final class ProgressRelay: Sendable {
         var finished = false
     }
 
-    /// The least time between two reports when the total is unknown: about a display frame.
-    static let unknownTotalInterval = Duration.milliseconds(16)
     private struct Delivered {
         var completed: Int64 = -1
         var finished = false
     }
 
+    /// The least time between two reports when the total is unknown: about a display frame.
+    static let unknownTotalInterval = Duration.milliseconds(16)
+
     private let handler: ProgressHandler
+    /// Serial, targeting the callback queue: one delivery at a time, in the order queued.
     private let queue: DispatchQueue
     private let delivered = Locked(Delivered())
     private let admitted = Locked(Admitted())
 
     init(handler: @escaping ProgressHandler, queue: DispatchQueue) {
         self.handler = handler
-        self.queue = queue
+        self.queue = DispatchQueue(label: "Courier.progress", target: queue)
     }
 
     /// Schedules `progress` for delivery, unless it is too close to the last report scheduled.
     func report(_ progress: TransferProgress) {
         guard admit(progress) else { return }
         queue.async {
-            self.delivered.withLock { last in
+            let advances = self.delivered.withLock { last in
                 let advances = progress.completed > last.completed
                 let finishes = progress.isFinished && !last.finished && progress.completed >= last.completed
-                guard advances || finishes else { return }
+                guard advances || finishes else { return false }
                 last.completed = progress.completed
                 last.finished = progress.isFinished
-                self.handler(progress)
+                return true
             }
+            if advances { self.handler(progress) }
         }
     }
 
@@ -76,10 +81,10 @@ final class ProgressRelay: Sendable {
         }
     }
 
-    /// Returns once every report scheduled before the call has been delivered (on a serial queue).
+    /// Returns once every report scheduled before the call has been delivered.
     func flush() async {
         await withCheckedContinuation { continuation in
-            queue.async(flags: .barrier) { continuation.resume() }
+            queue.async { continuation.resume() }
         }
     }
 }

@@ -1,8 +1,11 @@
-/// One exchange on a ``CallbackTransport``, following redirects under the client's
-/// ``RedirectPolicy`` as ``APIClient/exchange(_:observer:traceHeaders:)`` does, without a task:
-/// each hop is started from the previous one's completion.
+/// One exchange on the client's ``CallbackTransport``: the request and the redirects that follow
+/// it under the client's ``RedirectPolicy``, each hop started from the previous one's completion.
+/// The one redirect loop of the client, whatever the transport and whether the exchange is shared.
 final class RedirectingExchange: Sendable {
+    typealias Completion = @Sendable (Result<TransportResponse, any Error>) -> Void
+
     private struct State {
+        var completion: Completion?
         var cancellation: TransportCancellation?
         /// Which hop `cancellation` stops; a late store for an earlier hop is ignored.
         var hop = 0
@@ -12,27 +15,22 @@ final class RedirectingExchange: Sendable {
     }
 
     private let client: APIClient
-    private let transport: any CallbackTransport
     private let original: TransportRequest
     private let observer: TransferObserver
     private let traceHeaders: [String]
-    private let completion: @Sendable (Result<TransportResponse, any Error>) -> Void
     private let state = Locked(State())
 
-    init(
-        client: APIClient, transport: any CallbackTransport, request: TransportRequest, observer: TransferObserver,
-        traceHeaders: [String], completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
-    ) {
+    init(client: APIClient, request: TransportRequest, observer: TransferObserver, traceHeaders: [String]) {
         self.client = client
-        self.transport = transport
         original = request
         self.observer = observer
         self.traceHeaders = traceHeaders
-        self.completion = completion
     }
 
-    /// Sends the first request.
-    func start() {
+    /// Sends the first request; `completion` is called exactly once, with the final response or
+    /// the failure. A ``cancel()`` that came first stops the first hop as soon as it starts.
+    func start(_ completion: @escaping Completion) {
+        state.withLock { $0.completion = completion }
         send(original, hop: 0)
     }
 
@@ -47,15 +45,17 @@ final class RedirectingExchange: Sendable {
 
     /// Calls the completion and lets go of the transport's cancellation (which can hold this exchange).
     private func finish(_ result: Result<TransportResponse, any Error>) {
-        state.withLock { state in
+        let completion = state.withLock { state in
             state.finished = true
             state.cancellation = nil
+            defer { state.completion = nil }
+            return state.completion
         }
-        completion(result)
+        completion?(result)
     }
 
     private func send(_ request: TransportRequest, hop: Int) {
-        let cancellation = transport.start(request, observer: observer) { [self] result in
+        let cancellation = client.callbackTransport.start(request, observer: observer) { [self] result in
             switch result {
             case .failure:
                 finish(result)

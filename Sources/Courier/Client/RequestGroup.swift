@@ -70,7 +70,7 @@ public struct RequestGroup: Sendable {
                     bodyParameters[key]!.textValue.map { MultipartPart.text(key, $0) }
                 } + own)
             case .encodable, .data:
-                result.preparationFailure = "the request group adds body parameters (\(bodyParameters.keys.sorted().joined(separator: ", "))), "
+                result.settings.preparationFailure = "the request group adds body parameters (\(bodyParameters.keys.sorted().joined(separator: ", "))), "
                     + "which cannot be merged into an Encodable or raw body; send a parameter body or use queryParameters"
             }
         }

@@ -12,14 +12,22 @@ public struct Response<Value: Sendable>: Sendable {
     public var data: Data
     /// The URL that answered (after redirects).
     public var url: URL
-    /// Where the response came from.
-    public var source: ResponseSource
     /// The identifier of the request.
     public var requestID: RequestID
-    /// The time from the start of the request to the decoded value.
-    public var duration: Duration
     /// Attempts, source, bytes and times of the request.
     public var metrics: RequestMetrics
+
+    /// Where the response came from (``RequestMetrics/source``).
+    public var source: ResponseSource {
+        get { metrics.source ?? .network }
+        set { metrics.source = newValue }
+    }
+
+    /// The time from the start of the request to the decoded value (``RequestMetrics/duration``).
+    public var duration: Duration {
+        get { metrics.duration }
+        set { metrics.duration = newValue }
+    }
 
     /// Whether the response came from the cache (the seeds' `fromCache` flag).
     public var fromCache: Bool { source != .network }
@@ -38,8 +46,8 @@ public struct Response<Value: Sendable>: Sendable {
         self.headers = headers
         self.data = data
         self.url = url
-        self.source = source
         self.requestID = requestID
-        self.duration = duration
+        self.metrics.source = source
+        self.metrics.duration = duration
     }
 }

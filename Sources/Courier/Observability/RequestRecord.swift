@@ -1,6 +1,8 @@
+import Foundation
 import Tracing
 
-/// What is known about one request while it runs: its metrics so far and its span.
+/// What is known about one request while it runs: its metrics so far, its span, and the last
+/// request it put on the wire (for the failure report).
 struct RequestRecord: Sendable {
     var metrics = RequestMetrics()
     let start: ContinuousClock.Instant
@@ -10,4 +12,6 @@ struct RequestRecord: Sendable {
     let span: (any Span)?
     /// The status of the last response, when one arrived.
     var statusCode: Int?
+    /// The last request handed to the transport (after the delegate adapted it), when one was built.
+    var sent: TransportRequest?
 }

@@ -1,88 +1,110 @@
 /// The exchanges identical requests are sharing right now, by ``ExchangeKey``.
+///
+/// Sending through it costs one lookup (and an insert and a removal for the caller that starts
+/// the exchange) under one lock: no task, no hop. Tests that need to see callers arrive turn on
+/// a ``Probe`` with ``startProbing()``; without one, nothing is counted.
 package final class InFlightExchanges: Sendable {
-    private struct State {
-        var exchanges: [ExchangeKey: SharedExchange] = [:]
-        /// Callers that have taken a place in an exchange, since the client was made.
+    /// Counts the callers that entered an exchange and wakes those waiting for a count: for tests.
+    private struct Probe {
+        enum Condition { case entered(Int), empty }
+        struct Watcher {
+            let condition: Condition
+            let continuation: CheckedContinuation<Void, Never>
+        }
         var entered = 0
         var watchers: [Watcher] = []
+    }
 
-        func holds(_ watcher: Watcher) -> Bool {
-            switch watcher.condition {
-            case .entered(let count): entered >= count
+    private struct State {
+        var exchanges: [ExchangeKey: SharedExchange] = [:]
+        var probe: Probe?
+
+        func holds(_ condition: Probe.Condition) -> Bool {
+            switch condition {
+            case .entered(let count): (probe?.entered ?? 0) >= count
             case .empty: exchanges.isEmpty
             }
         }
-    }
 
-    private struct Watcher {
-        enum Condition { case entered(Int), empty }
-        let condition: Condition
-        let continuation: CheckedContinuation<Void, Never>
+        /// The watchers whose condition now holds, removed from the probe.
+        mutating func takeReady() -> [Probe.Watcher] {
+            guard var probe, !probe.watchers.isEmpty else { return [] }
+            let ready = probe.watchers.filter { holds($0.condition) }
+            probe.watchers.removeAll { holds($0.condition) }
+            self.probe = probe
+            return ready
+        }
     }
 
     private let state = Locked(State())
 
-    /// Sends through the exchange already in flight for `key`, or starts one with `body`.
+    /// Sends through the exchange already in flight for `key`, or starts one with `start`;
+    /// `observer` gets the exchange's progress from the moment the caller takes its place.
     /// - Returns: the response and whether the caller joined an exchange another request started.
     func send(
-        _ key: ExchangeKey, observer: TransferObserver, body: SharedExchange.Body
+        _ key: ExchangeKey, observer: TransferObserver, start: @escaping SharedExchange.Start
     ) async throws -> (response: TransportResponse, joined: Bool) {
-        let (exchange, place, leads, ready) = state.withLock { state -> (SharedExchange, Int, Bool, [Watcher]) in
-            state.entered += 1
-            let ready = state.watchers.isEmpty ? [] : Self.takeReady(&state)
-            if let current = state.exchanges[key], let place = current.reserve() {
+        let (exchange, place, leads, ready) = state.withLock { state -> (SharedExchange, Int, Bool, [Probe.Watcher]) in
+            var ready: [Probe.Watcher] = []
+            if state.probe != nil {
+                state.probe?.entered += 1
+                ready = state.takeReady()
+            }
+            if let current = state.exchanges[key], let place = current.reserve(observer: observer) {
                 return (current, place, false, ready)
             }
             let fresh = SharedExchange()
             state.exchanges[key] = fresh
             // A fresh exchange always has a place.
-            return (fresh, fresh.reserve() ?? 0, true, ready)
+            return (fresh, fresh.reserve(observer: observer) ?? 0, true, ready)
         }
         ready.forEach { $0.continuation.resume() }
         if leads {
-            exchange.start(body) { [weak self] in self?.remove(exchange, for: key) }
+            exchange.start(start) { [weak self] in self?.remove(exchange, for: key) }
         }
-        let response = try await exchange.wait(in: place, observer: observer)
+        let response = try await exchange.wait(in: place)
         return (response, !leads)
     }
 
-    /// Returns once `count` callers in all have entered an exchange (led or joined): tests use it
-    /// to act once every request is waiting.
+    /// Starts counting the callers that enter an exchange, for ``waitUntilEntered(_:)`` and
+    /// ``enteredCount``. Tests turn it on when they make the client.
+    package func startProbing() {
+        state.withLock { state in
+            if state.probe == nil { state.probe = Probe() }
+        }
+    }
+
+    /// Returns once `count` callers in all have entered an exchange (led or joined) since
+    /// ``startProbing()``: tests use it to act once every request is waiting.
     package func waitUntilEntered(_ count: Int) async {
         await wait(for: .entered(count))
     }
 
-    /// How many callers in all have entered an exchange (led or joined).
-    package var enteredCount: Int { state.withLock { $0.entered } }
+    /// How many callers in all have entered an exchange (led or joined) since ``startProbing()``.
+    package var enteredCount: Int { state.withLock { $0.probe?.entered ?? 0 } }
 
-    /// Returns once no exchange is in flight (each has ended, cancelled ones included).
+    /// Returns once no exchange is in flight (each has ended, cancelled ones included); needs
+    /// ``startProbing()``.
     package func waitUntilEmpty() async {
         await wait(for: .empty)
     }
 
-    private func wait(for condition: Watcher.Condition) async {
+    private func wait(for condition: Probe.Condition) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let watcher = Watcher(condition: condition, continuation: continuation)
             let now = state.withLock { state in
-                if state.holds(watcher) { return true }
-                state.watchers.append(watcher)
+                if state.holds(condition) { return true }
+                if state.probe == nil { state.probe = Probe() }
+                state.probe?.watchers.append(Probe.Watcher(condition: condition, continuation: continuation))
                 return false
             }
             if now { continuation.resume() }
         }
     }
 
-    private static func takeReady(_ state: inout State) -> [Watcher] {
-        let snapshot = state
-        let ready = state.watchers.filter { snapshot.holds($0) }
-        state.watchers.removeAll { snapshot.holds($0) }
-        return ready
-    }
-
     private func remove(_ exchange: SharedExchange, for key: ExchangeKey) {
         let ready = state.withLock { state in
             if state.exchanges[key] === exchange { state.exchanges[key] = nil }
-            return state.watchers.isEmpty ? [] : Self.takeReady(&state)
+            return state.probe == nil ? [] : state.takeReady()
         }
         ready.forEach { $0.continuation.resume() }
     }

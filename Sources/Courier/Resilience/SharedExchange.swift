@@ -1,172 +1,176 @@
 /// One network exchange that identical in-flight requests wait on together.
 ///
-/// Each waiter has its own continuation and progress observer. The exchange runs apart from every
-/// waiter's task (on a ``CallbackTransport``, in the transport's own callbacks; on another transport,
-/// in a task of its own), so a waiter that is cancelled just leaves: the exchange goes on while
-/// anyone waits, and is cancelled when the last waiter leaves.
+/// Each caller takes a place with its own progress observer when it joins, and waits in it with
+/// its own continuation. The exchange runs apart from every caller's task, on the transport's
+/// callbacks, so a caller that is cancelled just leaves: the exchange goes on while anyone waits,
+/// and is stopped when the last caller leaves.
 final class SharedExchange: Sendable {
-    /// How the exchange runs.
-    enum Body: Sendable {
-        /// In a task of its own.
-        case task(@Sendable (TransferObserver) async throws -> TransportResponse)
-        /// Started on a ``CallbackTransport``, which calls back with the outcome.
-        case callback(@Sendable (TransferObserver, @escaping @Sendable (Result<TransportResponse, any Error>) -> Void) -> TransportCancellation)
-    }
+    /// Starts the exchange with the observer it reports progress to; the completion is called
+    /// once, with the outcome. Returns the way to stop it.
+    typealias Start = @Sendable (
+        TransferObserver, @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
+    ) -> TransportCancellation
 
-    private struct Waiter {
+    fileprivate struct Place {
         let id: Int
-        let continuation: CheckedContinuation<TransportResponse, any Error>
         let observer: TransferObserver
+        /// Set once the caller waits.
+        var continuation: CheckedContinuation<TransportResponse, any Error>?
     }
 
-    private struct State {
-        // Arrays, not sets: an exchange nearly always has one waiter, and small arrays cost no
+    fileprivate struct State {
+        // Arrays, not sets: an exchange nearly always has one caller, and small arrays cost no
         // hashing and fewer allocations.
-        var waiters: [Waiter] = []
-        /// Places taken by ``reserve()`` whose waiter has not arrived yet.
-        var reserved: [Int] = []
-        /// Reserved places whose caller was cancelled before it arrived.
+        var places: [Place] = []
+        /// Places whose caller was cancelled before it waited.
         var departed: [Int] = []
         var nextID = 0
         var result: Result<TransportResponse, any Error>?
-        /// Stops the exchange (cancels its task, or the transport's exchange).
-        var stop: (@Sendable () -> Void)?
-        /// Every waiter left before the end: the exchange is being cancelled and takes no one new.
+        /// Stops the exchange; `nil` before it started and after it ended.
+        var stop: TransportCancellation?
+        /// Every caller left before the end: the exchange is being stopped and takes no one new.
         var abandoned = false
+        /// Whether the exchange reports download progress to its callers (someone asked when it began).
+        var reportsDownload = false
     }
 
     private let state = Locked(State())
 
-    /// Takes a place for a caller about to wait, or `nil` when the exchange is being abandoned or
-    /// has ended: a request made after the answer was delivered is a new request, not a copy of
-    /// one in flight (the exchange leaves ``InFlightExchanges`` a moment after it ends, and a caller
-    /// can arrive in that moment).
-    func reserve() -> Int? {
+    /// Takes a place for a caller about to wait, with the observer its progress goes to from now
+    /// on; `nil` when the exchange is being abandoned or has ended: a request made after the answer
+    /// was delivered is a new request, not a copy of one in flight (the exchange leaves
+    /// ``InFlightExchanges`` a moment after it ends, and a caller can arrive in that moment).
+    func reserve(observer: TransferObserver) -> Int? {
         state.withLock { state in
             guard !state.abandoned, state.result == nil else { return nil }
             defer { state.nextID += 1 }
-            state.reserved.append(state.nextID)
+            state.places.append(Place(id: state.nextID, observer: observer))
             return state.nextID
         }
     }
 
-    /// Starts the exchange; `body` gets an observer that reports to every waiter.
-    func start(_ body: Body, finished: @escaping @Sendable () -> Void) {
-        // Strong captures: the observer lives only as long as the exchange (a weak reference
-        // would cost every exchange a side-table allocation).
-        let observer = TransferObserver(
-            upload: { progress in self.forEachObserver { $0.upload?(progress) } },
-            download: { progress in self.forEachObserver { $0.download?(progress) } })
-        switch body {
-        case .task(let body):
-            startTask(body, observer: observer, finished: finished)
-        case .callback(let start):
-            let stop = start(observer) { result in
-                self.complete(with: result)
-                finished()
-            }
-            install(stop)
+    /// Starts the exchange. It reports progress only when the caller that starts it asked for
+    /// progress: an exchange nobody watches costs no report per piece. A caller that asked for
+    /// download progress and joined an exchange that reports none gets the final report.
+    func start(_ start: Start, finished: @escaping @Sendable () -> Void) {
+        let first = state.withLock { state in
+            state.reportsDownload = state.places.first?.observer.download != nil
+            return state.places.first?.observer ?? .none
         }
-    }
-
-    /// Keeps `stop` for when the last waiter leaves, or calls it now if everyone has left.
-    private func install(_ stop: @escaping @Sendable () -> Void) {
-        let abandoned = state.withLock { state in
-            state.stop = stop
-            return state.abandoned
+        // Strong captures: the observer lives only as long as the exchange.
+        var observer = TransferObserver()
+        if first.upload != nil {
+            observer.upload = { progress in self.forEachObserver { $0.upload?(progress) } }
         }
-        if abandoned { stop() }
-    }
-
-    private func startTask(
-        _ body: @escaping @Sendable (TransferObserver) async throws -> TransportResponse, observer: TransferObserver,
-        finished: @escaping @Sendable () -> Void
-    ) {
-        let run: @Sendable () async -> Void = {
-            let result: Result<TransportResponse, any Error>
-            do {
-                result = .success(try await body(observer))
-            } catch {
-                result = .failure(error)
-            }
+        if first.download != nil {
+            observer.download = { progress in self.forEachObserver { $0.download?(progress) } }
+        }
+        let stop = start(observer) { result in
             self.complete(with: result)
             finished()
         }
-        // Started on the calling thread, so an exchange costs no hop to another thread until the
-        // transport itself suspends.
-        let task: Task<Void, Never>
-        if #available(macOS 26, iOS 26, watchOS 26, tvOS 26, visionOS 26, *) {
-            task = Task.immediate { await run() }
-        } else {
-            task = Task { await run() }
+        install(stop)
+    }
+
+    /// Keeps `stop` for when the last caller leaves, or calls it now if everyone has left; drops it
+    /// when the exchange already ended (a transport that completed before it returned).
+    private func install(_ stop: @escaping TransportCancellation) {
+        let stopNow = state.withLock { state -> Bool in
+            guard state.result == nil else { return false }
+            state.stop = stop
+            return state.abandoned
         }
-        install { task.cancel() }
+        if stopNow { stop() }
     }
 
     /// Waits in the place `id` for the exchange's result; cancelling the caller leaves the place
     /// at once with a `CancellationError`.
-    func wait(in id: Int, observer: TransferObserver) async throws -> TransportResponse {
+    func wait(in id: Int) async throws -> TransportResponse {
         // An exchange that ended before its caller waited (an answer at once) needs no continuation.
-        let ended: Result<TransportResponse, any Error>? = state.withLock { state in
-            guard let result = state.result, state.reserved.take(id) else { return nil }
-            _ = state.departed.take(id)
-            return result
-        }
-        if let ended { return try ended.get() }
+        if let ended = state.withLock({ $0.takeEnded(id) }) { return try Self.deliver(ended) }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<TransportResponse, any Error>) in
-                let early: Result<TransportResponse, any Error>? = state.withLock { state in
-                    _ = state.reserved.take(id)
-                    if state.departed.take(id) { return .failure(CancellationError()) }
-                    if let result = state.result { return result }
-                    state.waiters.append(Waiter(id: id, continuation: continuation, observer: observer))
+                let early: Ended? = state.withLock { state in
+                    if let ended = state.takeEnded(id) { return ended }
+                    guard let index = state.places.firstIndex(where: { $0.id == id }) else {
+                        return Ended(result: .failure(CancellationError()), finalReportTo: nil)
+                    }
+                    state.places[index].continuation = continuation
                     return nil
                 }
-                if let early { continuation.resume(with: early) }
+                if let early { continuation.resume(with: Result { try Self.deliver(early) }) }
             }
         } onCancel: {
             leave(id)
         }
     }
 
-    /// Removes the waiter in place `id`, resuming it with a `CancellationError`; cancels the
-    /// exchange when no one is left.
+    /// Removes the caller in place `id`, resuming it with a `CancellationError` if it waits;
+    /// stops the exchange when no one is left.
     private func leave(_ id: Int) {
-        let (waiter, stop): (Waiter?, (@Sendable () -> Void)?) = state.withLock { state in
-            guard state.result == nil else { return (nil, nil) }
-            let waiter = state.waiters.firstIndex { $0.id == id }.map { state.waiters.remove(at: $0) }
-            if waiter == nil, state.reserved.take(id) { state.departed.append(id) }
-            guard state.waiters.isEmpty, state.reserved.isEmpty, !state.abandoned else { return (waiter, nil) }
+        let (left, stop): (Place?, TransportCancellation?) = state.withLock { state in
+            guard state.result == nil, let index = state.places.firstIndex(where: { $0.id == id }) else { return (nil, nil) }
+            let place = state.places.remove(at: index)
+            if place.continuation == nil { state.departed.append(id) }
+            guard state.places.isEmpty, !state.abandoned else { return (place, nil) }
             state.abandoned = true
-            return (waiter, state.stop)
+            return (place, state.stop)
         }
-        waiter?.continuation.resume(throwing: CancellationError())
+        left?.continuation?.resume(throwing: CancellationError())
         stop?()
     }
 
     private func complete(with result: Result<TransportResponse, any Error>) {
-        let waiters = state.withLock { state in
+        let (waiting, reportsDownload) = state.withLock { state in
             state.result = result
             // The way to stop the exchange can hold what holds this exchange (a transport's
             // callback calls back into it): let it go now that there is nothing to stop.
             state.stop = nil
-            defer { state.waiters = [] }
-            return state.waiters
+            let waiting = state.places.filter { $0.continuation != nil }
+            state.places.removeAll { $0.continuation != nil }
+            return (waiting, state.reportsDownload)
         }
-        for waiter in waiters { waiter.continuation.resume(with: result) }
+        for place in waiting {
+            if !reportsDownload { Self.reportFinal(result, to: place.observer) }
+            place.continuation?.resume(with: result)
+        }
+    }
+
+    /// The outcome for a caller that found the exchange ended when it came to wait.
+    fileprivate struct Ended {
+        let result: Result<TransportResponse, any Error>
+        /// The caller's observer, when it asked for download progress the exchange did not report.
+        let finalReportTo: TransferObserver?
+    }
+
+    private static func deliver(_ ended: Ended) throws -> TransportResponse {
+        if let observer = ended.finalReportTo { reportFinal(ended.result, to: observer) }
+        return try ended.result.get()
+    }
+
+    /// The one download report of a caller whose exchange reported none: the whole body.
+    fileprivate static func reportFinal(_ result: Result<TransportResponse, any Error>, to observer: TransferObserver) {
+        guard let download = observer.download, case .success(let response) = result else { return }
+        let count = Int64(response.body.count)
+        download(TransferProgress(completed: count, total: count))
     }
 
     private func forEachObserver(_ report: (TransferObserver) -> Void) {
-        let observers = state.withLock { state in state.waiters.map(\.observer) }
+        let observers = state.withLock { state in state.places.map(\.observer) }
         for observer in observers { report(observer) }
     }
 }
 
-extension [Int] {
-    /// Removes `id` if present; whether it was.
-    fileprivate mutating func take(_ id: Int) -> Bool {
-        guard let index = firstIndex(of: id) else { return false }
-        remove(at: index)
-        return true
+extension SharedExchange.State {
+    /// The result for the caller in place `id` when the exchange has ended (a cancellation for a
+    /// caller that left), taking the place.
+    fileprivate mutating func takeEnded(_ id: Int) -> SharedExchange.Ended? {
+        if let index = departed.firstIndex(of: id) {
+            departed.remove(at: index)
+            return SharedExchange.Ended(result: .failure(CancellationError()), finalReportTo: nil)
+        }
+        guard let result else { return nil }
+        let place = places.firstIndex(where: { $0.id == id }).map { places.remove(at: $0) }
+        return SharedExchange.Ended(result: result, finalReportTo: reportsDownload ? nil : place?.observer)
     }
 }

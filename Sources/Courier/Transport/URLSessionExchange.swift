@@ -15,9 +15,8 @@ final class URLSessionExchange: Sendable {
         var completion: (@Sendable (Result<TransportResponse, any Error>) -> Void)?
         var result: Result<TransportResponse, any Error>?
         var response: HTTPURLResponse?
-        var body = Data()
-        var received: Int64 = 0
-        var expectedLength: Int64?
+        /// The body received so far (counted only, for a download to a file); set with the head.
+        var body: ResponseBodyAccumulator?
         /// Request body bytes sent so far, summed from each callback's own count.
         var uploadSent: Int64 = 0
         /// When the response head arrived.
@@ -44,10 +43,6 @@ final class URLSessionExchange: Sendable {
         self.spooledBody = spooledBody
         self.cancelTask = cancelTask
     }
-
-    /// The most memory reserved up front for a body from its `Content-Length` (which a server may
-    /// overstate).
-    static let largestReservation: Int64 = 16 << 20
 
     /// Stores the completion, or calls it at once if the exchange already ended.
     func attach(_ completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void) {
@@ -80,54 +75,44 @@ final class URLSessionExchange: Sendable {
     /// Takes the response head; for a download with a 2xx status, opens the file the body goes to.
     func didReceive(_ response: HTTPURLResponse) {
         var download: PartialDownload?
-        if let destination = request.downloadDestination, (200..<300).contains(response.statusCode) {
-            do {
+        let body: ResponseBodyAccumulator
+        do {
+            if let destination = request.downloadDestination, (200..<300).contains(response.statusCode) {
                 download = try PartialDownload(for: destination)
-            } catch {
-                return abandon(with: error)
             }
+            let declared = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
+            body = try ResponseBodyAccumulator(
+                url: request.url, maximumSize: request.maximumResponseSize, expected: declared, keepsBody: download == nil)
+        } catch {
+            download?.discard()
+            return abandon(with: error)
         }
-        let declared = response.expectedContentLength
         let now = ContinuousClock.now
         let ended = state.withLock { state in
             state.response = response
             state.headAt = now
-            state.body = Data()
-            if download == nil, declared > 0 {
-                // One allocation for the whole body instead of a doubling series of them.
-                state.body.reserveCapacity(Int(min(declared, request.maximumResponseSize ?? Self.largestReservation, Self.largestReservation)))
-            }
-            state.received = 0
-            state.expectedLength = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
+            state.body = body
             guard state.result == nil else { return true }
             state.download?.discard()
             state.download = download
             return false
         }
         if ended { download?.discard() }
-        if let maximum = request.maximumResponseSize, response.expectedContentLength > maximum {
-            abandon(with: CourierError.responseTooLarge(request.url, maximum: maximum, length: response.expectedContentLength))
-        }
     }
 
     /// Appends a piece of the body (to the download file, if there is one) and reports progress.
     func didReceive(_ data: Data) {
         let outcome: Result<TransferProgress?, any Error> = state.withLock { state in
-            guard state.result == nil else { return .success(nil) }
-            let received = state.received + Int64(data.count)
-            if state.download != nil {
-                do { try state.download?.write(data) } catch { return .failure(error) }
-            } else {
-                if let maximum = request.maximumResponseSize, received > maximum {
-                    return .failure(CourierError.responseTooLarge(request.url, maximum: maximum, length: received))
-                }
-                state.body.append(data)
+            guard state.result == nil, state.body != nil else { return .success(nil) }
+            do {
+                try state.download?.write(data)
+                return .success(try state.body?.append(data))
+            } catch {
+                return .failure(error)
             }
-            state.received = received
-            return .success(TransferProgress(completed: received, total: state.expectedLength.flatMap { $0 >= received ? $0 : nil }))
         }
         switch outcome {
-        case .success(let progress?): if progress.total != progress.completed { observer.download?(progress) }
+        case .success(let progress?): observer.download?(progress)
         case .success(nil): break
         case .failure(let error): abandon(with: error)
         }
@@ -161,23 +146,22 @@ final class URLSessionExchange: Sendable {
     /// completed, or when URLSession raises an authentication challenge after a 401 (the response
     /// has fully arrived by then, and the caller gets it instead of a challenge it cannot answer).
     func completeWithReceivedResponse() {
-        let outcome: (TransportResponse, Int64, PartialDownload?)? = state.withLock { state in
+        let outcome: (TransportResponse, Int64, Int64, PartialDownload?)? = state.withLock { state in
             guard let response = state.response, state.result == nil else { return nil }
             var result = TransportResponse(
                 url: response.url ?? request.url, statusCode: response.statusCode,
-                headers: URLSessionTransport.headers(of: response), body: state.body)
+                headers: URLSessionTransport.headers(of: response), body: state.body?.takeBody() ?? Data())
             result.bodyFile = state.download?.destination
             result.headersReceivedAt = state.headAt
             defer { state.download = nil }
-            return (result, state.uploadSent, state.download)
+            return (result, state.body?.received ?? 0, state.uploadSent, state.download)
         }
-        guard let (arrived, uploaded, download) = outcome else {
+        guard let (arrived, received, uploaded, download) = outcome else {
             // No response head (or the exchange already ended, and then `finish` does nothing).
             return finish(.failure(CourierError(
                 .connectionLost, "\(request.url.hostAndPort) closed the connection without answering.", url: request.url)))
         }
         var response = arrived
-        let received = download?.written ?? Int64(response.body.count)
         do {
             try ResponseFraming.check(
                 received: received, headers: response.headers, statusCode: response.statusCode, method: request.method, url: request.url)
@@ -204,8 +188,7 @@ final class URLSessionExchange: Sendable {
     func restart() {
         state.withLock { state in
             state.response = nil
-            state.body = Data()
-            state.received = 0
+            state.body = nil
         }
     }
 
@@ -221,7 +204,7 @@ final class URLSessionExchange: Sendable {
 
     /// A failure of the task, classified with what had arrived before it.
     private func classify(_ error: any Error) -> CourierError {
-        let (headReceived, received, expected) = state.withLock { ($0.response != nil, $0.received, $0.expectedLength) }
+        let (headReceived, received, expected) = state.withLock { ($0.response != nil, $0.body?.received ?? 0, $0.body?.expected) }
         return URLSessionTransport.courierError(for: error, request: request, headReceived: headReceived, received: received, expected: expected)
     }
 }

@@ -87,10 +87,12 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// The timeout URLSession actually applies: whole seconds on swift-corelibs-foundation.
     static func effectiveTimeout(_ timeout: TimeInterval) -> TimeInterval {
+        // Never infinite or NaN: Foundation converts it to an integer.
+        let bounded = timeout > 0 ? min(timeout, 1e9) : 0
         #if canImport(FoundationNetworking)
-        return max(1, timeout.rounded(.up))
+        return max(1, bounded.rounded(.up))
         #else
-        return timeout
+        return bounded
         #endif
     }
 

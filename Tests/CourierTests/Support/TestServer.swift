@@ -24,6 +24,8 @@ extension ImageStoreServer {
         var configuration = ClientConfiguration(baseURL: baseURL, apiPath: apiPath)
         configuration.cache = nil  // tests that cache give the client a temporary cache of their own
         configure(&configuration)
-        return APIClient(configuration: configuration, transport: transport)
+        let client = APIClient(configuration: configuration, transport: transport)
+        client.inFlight.startProbing()
+        return client
     }
 }

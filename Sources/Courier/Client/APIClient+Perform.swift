@@ -1,0 +1,128 @@
+import Foundation
+import Logging
+
+extension APIClient {
+    /// The network leg: perform, then decode; stores or invalidates per `plan`.
+    func network<Value>(
+        _ request: Request<Value>, settings: RequestSettings, id: RequestID, record: inout RequestRecord, plan: CachePlan?
+    ) async throws(CourierError) -> Response<Value> {
+        let response = try await perform(settings, id: id, record: &record)
+        let decoded: Response<Value>
+        do {
+            decoded = try decode(response, for: request, id: id, start: record.start, source: .network)
+        } catch {
+            throw complete(error, id: id, record: record)
+        }
+        if let plan { self.record(response, method: settings.method, plan: plan) }
+        return decoded
+    }
+
+    /// Everything but decoding: prepare, adapt, attempt (following redirects, sharing an identical
+    /// exchange in flight), capture credentials, refresh once after a 401, retry under the
+    /// ``RetryPolicy``, run the response hooks, validate the status. Not generic, so it is compiled
+    /// once. A failure comes out completed (classified, with its user message and metrics) but not
+    /// reported: ``deliver(_:id:cached:)`` reports it once a fallback had its chance.
+    func perform(
+        _ settings: RequestSettings, id: RequestID, record: inout RequestRecord
+    ) async throws(CourierError) -> TransportResponse {
+        do {
+            let observer = progressObserver(for: settings)
+            let policy = settings.retryPolicy ?? configuration.retryPolicy
+            let retries = policy.allows(settings.method)
+            let firstStart = ContinuousClock.now
+            var refreshedCredentials = false
+            while true {
+                var (wire, credentialsVersion) = try prepare(settings)
+                record.sent = wire
+                if let delegate = configuration.delegate {
+                    wire = try await delegate.client(self, willSend: wire)
+                    record.sent = wire
+                }
+                log(id, wire)
+                var response: TransportResponse
+                do {
+                    response = try await attempt(wire, settings: settings, observer: observer.transfer, record: &record)
+                } catch {
+                    let failure = CourierError.wrap(error, url: wire.url)
+                    guard retries, !Task.isCancelled, policy.retries(failure.classification),
+                          let delay = retryDelay(policy, record: record, since: firstStart, retryAfter: nil)
+                    else { throw failure }
+                    try await backOff(wire, after: failure, delay: delay, policy: policy, record: &record)
+                    continue
+                }
+                authentication?.capture(from: response)
+                log(id, response)
+                if !refreshedCredentials, try await refreshed(after: response, sentVersion: credentialsVersion) {
+                    refreshedCredentials = true
+                    continue
+                }
+                if retries, policy.retries(statusCode: response.statusCode),
+                   let delay = retryDelay(
+                       policy, record: record, since: firstStart, retryAfter: RetryAfter.delay(response.headers["Retry-After"])) {
+                    if let delegate = configuration.delegate {
+                        await delegate.client(self, didReceive: response, for: wire)
+                    }
+                    try await backOff(wire, after: statusFailure(response, method: wire.method), delay: delay, policy: policy, record: &record)
+                    continue
+                }
+                if response.statusCode == 304, let stored = settings.revalidating {
+                    response = stored.revalidated(by: response)
+                }
+                await observer.flush()
+                if let delegate = configuration.delegate {
+                    await delegate.client(self, didReceive: response, for: wire)
+                    if let rejection = await delegate.client(self, errorFor: response, request: wire) {
+                        throw rejected(response, by: rejection)
+                    }
+                }
+                if !response.answersCallersOwnCondition(wire, revalidating: settings.revalidating != nil),
+                   !configuration.acceptableStatusCodes.contains(response.statusCode) {
+                    throw statusFailure(response, method: wire.method)
+                }
+                return response
+            }
+        } catch {
+            throw complete(error, id: id, record: record)
+        }
+    }
+
+    /// Completes a failure: classification, user message, request id, attempts and metrics so far.
+    func complete(_ error: any Error, id: RequestID, record: RequestRecord) -> CourierError {
+        var failure = CourierError.wrap(error, url: record.sent?.url)
+        if Task.isCancelled, failure.kind == .transport { failure = .cancelled(record.sent?.url) }
+        failure.requestID = id
+        if record.metrics.attempts > 1, failure.metrics == nil {
+            failure.message += " (\(record.metrics.attempts) attempts)"
+        }
+        failure.metrics = record.metrics
+        return configuration.errorHandling.complete(failure)
+    }
+
+    /// After a 401 to a request that carried credentials, runs the authenticator (once for all
+    /// waiting requests) and says whether to retry.
+    private func refreshed(after response: TransportResponse, sentVersion: Int) async throws -> Bool {
+        guard response.statusCode == 401, let authenticator = configuration.authenticator, let authentication,
+              !RefreshCoordinator.isRefreshing
+        else { return false }
+        return try await refresher.refresh(
+            sentVersion: sentVersion, currentVersion: { authentication.current.version },
+            perform: { try await authenticator.refreshCredentials(using: self) })
+    }
+
+    private func log(_ id: RequestID, _ request: TransportRequest) {
+        guard logsRequests else { return }
+        configuration.logger.debug(
+            "Courier \(id) → \(request.method) \(request.url.absoluteString) \(request.headers.redacted(sensitiveHeaders)) \(request.body?.count ?? 0) bytes")
+    }
+
+    private func log(_ id: RequestID, _ response: TransportResponse) {
+        guard logsRequests else { return }
+        configuration.logger.debug(
+            "Courier \(id) ← \(response.statusCode) \(response.url.absoluteString) \(response.headers.redacted(sensitiveHeaders)) \(response.body.count) bytes")
+    }
+
+    /// Headers never written to logs: credentials, cookies and the configured authentication headers.
+    var sensitiveHeaders: [String] {
+        ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"] + configuration.redirects.sensitiveHeaders + configuration.authenticationHeaders
+    }
+}
