@@ -98,6 +98,8 @@ let package = Package(
             name: "BenchWorkloads",
             dependencies: [
                 "Courier",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),

@@ -3,6 +3,7 @@ import Courier
 import Foundation
 import NIOCore
 import NIOFoundationCompat
+import InMemoryTracing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -32,10 +33,31 @@ public enum SmallGet {
 
     /// A client on `transport` as the benchmarks configure it; `COURIER_BENCH_SHARING=off` in the
     /// environment turns in-flight sharing off.
-    public static func client(_ baseURL: URL, _ transport: any HTTPTransport) -> APIClient {
+    ///
+    /// With `feature`, every optional feature is off but the one named, for the per-feature lines
+    /// of `courier-bench overhead`: `off` (none), `sharing` (in-flight sharing, nobody joining),
+    /// `metrics` (a counting backend), `tracing` (a recording tracer), `cache` (a lookup that
+    /// misses; requests are not stored), `retry` (a policy set, never needed).
+    public static func client(_ baseURL: URL, _ transport: any HTTPTransport, feature: String? = nil) throws -> APIClient {
         var configuration = ClientConfiguration(baseURL: baseURL)
         configuration.decoder = decoder()
         configuration.deduplicatesRequests = ProcessInfo.processInfo.environment["COURIER_BENCH_SHARING"] != "off"
+        if let feature {
+            configuration.deduplicatesRequests = false
+            configuration.cache = nil
+            switch feature {
+            case "off": break
+            case "sharing": configuration.deduplicatesRequests = true
+            case "metrics": configuration.metricsFactory = CountingMetrics()
+            case "tracing": configuration.tracer = InMemoryTracer()
+            case "cache":
+                let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-cache-\(UUID().uuidString)")
+                configuration.cache = ResponseCache(directory: directory)
+                configuration.cacheOption = .both
+            case "retry": configuration.retryPolicy = .standard
+            default: throw BenchError("unknown feature \(feature)")
+            }
+        }
         return APIClient(configuration: configuration, transport: transport)
     }
 
@@ -57,7 +79,8 @@ public enum SmallGet {
             }
         }
         return {
-            let sample = try await client.send(Request<Sample>(.get, path, query: ["n": .int(numbers.take())])).value
+            // Never stored: with a cache, each request measures a lookup that misses.
+            let sample = try await client.send(Request<Sample>(.get, path, query: ["n": .int(numbers.take())]).notSavedInCache()).value
             guard sample.id == "123" else { throw BenchError("courier: wrong sample") }
         }
     }

@@ -60,26 +60,40 @@ struct HotPathBenchmark {
             return
         }
         let (program, libraries) = try await Self.withoutDebugInfo(probe)
-        let (small, large) = (100, 600)
-        for transport in ["ahc", "urlsession"] {
-            var perRequest: [String: Double] = [:]
-            for side in ["raw", "courier"] {
-                var totals: [Int] = []
-                for count in [small, large] {
-                    let arguments = ["--tool=callgrind", "--callgrind-out-file=/dev/null", program.path]
-                        + Self.arguments(server.baseURL, side: side, transport: transport, count: count, warmup: 200, concurrency: 1)
-                    let output = try await Self.spawn(
-                        valgrind, arguments, environment: ["LD_LIBRARY_PATH": libraries.path], readingStandardError: true)
-                    guard let total = Self.collected(output) else { throw BenchError("no callgrind total in: \(output.suffix(400))") }
-                    totals.append(total)
-                }
-                perRequest[side] = Double(totals[1] - totals[0]) / Double(large - small)
+        /// Instructions per request of one side: the difference of two runs that differ only in
+        /// the number of requests, so process start and warm-up cancel out.
+        func perRequest(_ side: String, _ transport: String, feature: String? = nil) async throws -> Double {
+            let (small, large) = (100, 600)
+            var totals: [Int] = []
+            for count in [small, large] {
+                var arguments = ["--tool=callgrind", "--callgrind-out-file=/dev/null", program.path]
+                    + Self.arguments(server.baseURL, side: side, transport: transport, count: count, warmup: 200, concurrency: 1)
+                if let feature { arguments += ["--feature", feature] }
+                let output = try await Self.spawn(
+                    valgrind, arguments, environment: ["LD_LIBRARY_PATH": libraries.path], readingStandardError: true)
+                guard let total = Self.collected(output) else { throw BenchError("no callgrind total in: \(output.suffix(400))") }
+                totals.append(total)
             }
-            let courier = perRequest["courier"] ?? 0
-            let raw = perRequest["raw"] ?? 0
-            print(String(
-                format: "overhead.instructions.%@ courier=%.0f raw=%.0f difference=%+.0f instructions per small GET (callgrind, c=1)",
-                transport, courier, raw, courier - raw))
+            return Double(totals[1] - totals[0]) / Double(large - small)
+        }
+        for transport in ["ahc", "urlsession"] {
+            if options.selects("overhead.instructions.\(transport)") {
+                let raw = try await perRequest("raw", transport)
+                let courier = try await perRequest("courier", transport)
+                print(String(
+                    format: "overhead.instructions.%@ courier=%.0f raw=%.0f difference=%+.0f instructions per small GET (callgrind, c=1)",
+                    transport, courier, raw, courier - raw))
+            }
+            // Each optional feature on, alone, against every one off.
+            let features = ["sharing", "metrics", "tracing", "cache", "retry"].filter { options.selects("overhead.instructions.feature.\($0).\(transport)") }
+            guard !features.isEmpty else { continue }
+            let off = try await perRequest("courier", transport, feature: "off")
+            for feature in features {
+                let on = try await perRequest("courier", transport, feature: feature)
+                print(String(
+                    format: "overhead.instructions.feature.%@.%@ on=%.0f off=%.0f difference=%+.0f instructions per small GET (callgrind, c=1)",
+                    feature, transport, on, off, on - off))
+            }
         }
     }
 

@@ -35,11 +35,11 @@ struct TransportBenchmark {
                 let base = server.baseURL
                 try await measure(
                     "transport.ahc.\(workload.name).c\(concurrency)", count, concurrency,
-                    courier: SmallGet.courier(SmallGet.client(base, ahc), path: workload.path, expectedBytes: workload.expectedBytes),
+                    courier: SmallGet.courier(try SmallGet.client(base, ahc), path: workload.path, expectedBytes: workload.expectedBytes),
                     raw: SmallGet.rawAHC(ahc.client, baseURL: base, path: workload.path, expectedBytes: workload.expectedBytes))
                 try await measure(
                     "transport.urlsession.\(workload.name).c\(concurrency)", count, concurrency,
-                    courier: SmallGet.courier(SmallGet.client(base, session), path: workload.path, expectedBytes: workload.expectedBytes),
+                    courier: SmallGet.courier(try SmallGet.client(base, session), path: workload.path, expectedBytes: workload.expectedBytes),
                     raw: SmallGet.rawURLSession(rawSession, baseURL: base, path: workload.path, expectedBytes: workload.expectedBytes))
             }
         }

@@ -15,6 +15,7 @@ import Glibc
 //
 //   courier-probe --url BASE --side courier|raw --transport ahc|urlsession
 //                 [--path sample] [--count N] [--warmup N] [--concurrency C] [--allocations]
+//                 [--feature off|sharing|metrics|tracing|cache|retry]
 //
 // It sends `warmup` GETs, then `count` more while counting, and prints one line:
 //   switches=… voluntary=… involuntary=… mallocs=… bytes=…   (per request)
@@ -29,6 +30,7 @@ struct ProbeOptions {
     var warmup = 200
     var concurrency = 1
     var allocations = false
+    var feature: String?
 
     init(_ arguments: [String]) throws {
         var iterator = arguments.makeIterator()
@@ -42,6 +44,7 @@ struct ProbeOptions {
             case "--warmup": warmup = iterator.next().flatMap(Int.init) ?? warmup
             case "--concurrency": concurrency = iterator.next().flatMap(Int.init) ?? concurrency
             case "--allocations": allocations = true
+            case "--feature": feature = iterator.next()
             default: throw BenchError("unknown option \(argument)")
             }
         }
@@ -62,8 +65,10 @@ func probe(_ options: ProbeOptions) async throws {
     let expected: Int? = options.path == "sample" ? nil : Int(options.path.split(separator: "/").last ?? "")
     let operation: @Sendable () async throws -> Void
     switch (options.side, options.transport) {
-    case ("courier", "ahc"): operation = SmallGet.courier(SmallGet.client(base, ahc), path: options.path, expectedBytes: expected)
-    case ("courier", "urlsession"): operation = SmallGet.courier(SmallGet.client(base, URLSessionTransport()), path: options.path, expectedBytes: expected)
+    case ("courier", "ahc"):
+        operation = SmallGet.courier(try SmallGet.client(base, ahc, feature: options.feature), path: options.path, expectedBytes: expected)
+    case ("courier", "urlsession"):
+        operation = SmallGet.courier(try SmallGet.client(base, URLSessionTransport(), feature: options.feature), path: options.path, expectedBytes: expected)
     case ("raw", "ahc"): operation = SmallGet.rawAHC(ahc.client, baseURL: base, path: options.path, expectedBytes: expected)
     case ("raw", "urlsession"): operation = SmallGet.rawURLSession(SmallGet.rawSession(), baseURL: base, path: options.path, expectedBytes: expected)
     default: throw BenchError("unknown side or transport: \(options.side) \(options.transport)")

@@ -26,22 +26,28 @@ import Testing
         Request(.get, "documents/a", cache: option, serializer: .string)
     }
 
+    /// A client with `reports` as its failure hook and presenter, a document cached, and then no server.
+    func cachedThenGone(_ transport: any HTTPTransport, _ cache: ResponseCache) async throws -> (APIClient, Reports) {
+        let server = try await ImageStoreServer.start()
+        let reports = Reports()
+        let client = server.client(transport) {
+            $0.cache = cache
+            $0.delegate = reports
+            $0.errorPresenter = reports
+        }
+        try await client.putDocument("a", "kept")
+        _ = try await client.send(document(.cacheOnly))
+        await server.stop()
+        return (client, reports)
+    }
+
     /// Offline mode answers from the cache: the caller gets a response, so the hook and the
     /// presenter hear of no failure. Without offline mode the same failure is reported once.
     @Test(arguments: TransportKind.allCases)
     func anAnswerFromTheOfflineCacheIsNotReportedAsAFailure(_ kind: TransportKind) async throws {
         try await withTemporaryCache { cache, _ in
             try await kind.with { transport in
-                let server = try await ImageStoreServer.start()
-                let reports = Reports()
-                let client = server.client(transport) {
-                    $0.cache = cache
-                    $0.delegate = reports
-                    $0.errorPresenter = reports
-                }
-                try await client.putDocument("a", "kept")
-                _ = try await client.send(document(.cacheOnly))
-                await server.stop()
+                let (client, reports) = try await cachedThenGone(transport, cache)
                 for option in [CacheOption.networkOnly, .both] {
                     let offline = try await client.send(document(option).offlineMode())
                     #expect(offline.source == .offlineCache && offline.value == "kept")
@@ -66,16 +72,7 @@ import Testing
     func aFailedNetworkLegAfterTheCachedAnswerIsReportedOnce(_ kind: TransportKind) async throws {
         try await withTemporaryCache { cache, _ in
             try await kind.with { transport in
-                let server = try await ImageStoreServer.start()
-                let reports = Reports()
-                let client = server.client(transport) {
-                    $0.cache = cache
-                    $0.delegate = reports
-                    $0.errorPresenter = reports
-                }
-                try await client.putDocument("a", "kept")
-                _ = try await client.send(document(.cacheOnly))
-                await server.stop()
+                let (client, reports) = try await cachedThenGone(transport, cache)
                 var answers: [ResponseSource] = []
                 var iterator = client.responses(document(.both)).makeAsyncIterator()
                 var thrown: CourierError?

@@ -23,6 +23,8 @@ public protocol APIClientDelegate: Sendable {
 
     /// Observes every error a request ends with, after it is classified (seed 003's
     /// `didReceiveErrorInResponse`): log it, or sign the user out on ``ErrorClassification/unauthorized``.
+    /// Called once per failed request, after every fallback, so it sees what the caller sees: a
+    /// request that offline mode answers from the cache did not fail.
     /// `request` is `nil` when the request failed before it could be built.
     func client(_ client: APIClient, didFailWith error: CourierError, request: TransportRequest?) async
 }

@@ -80,7 +80,8 @@ public struct ClientConfiguration: Sendable {
     public var errorHandling = ErrorHandling()
     /// Shows errors to the user (seeds 000/001 show an alert): an alert where UIKit exists, a debug
     /// log line through ``logger`` elsewhere. `nil` presents nothing. Cancellations and requests with
-    /// ``Request/suppressErrorAlert`` are never presented.
+    /// ``Request/suppressErrorAlert`` are never presented, nor a request a fallback answered (offline
+    /// mode): a failure is presented once, when the caller gets it.
     public var errorPresenter: (any ErrorPresenter)? = ClientConfiguration.defaultErrorPresenter
     /// How redirects are followed.
     public var redirects = RedirectPolicy()
