@@ -144,6 +144,31 @@ struct ObservabilityTests {
         }
     }
 
+    @Test(arguments: TransportKind.allCases)
+    func theSpanURLHasNoUserInfoQueryOrFragment(_ kind: TransportKind) async throws {
+        try await withServer { server in
+            try await kind.with { transport in
+                let tracer = InMemoryTracer()
+                let client = server.client(transport) { $0.tracer = tracer }
+                let port = server.port
+                let plain = "http://127.0.0.1:\(port)/echo/a@b"
+                let cases = [
+                    ("http://user:secret@127.0.0.1:\(port)/echo/a@b?token=secret#part", plain),
+                    ("http://127.0.0.1:\(port)/echo/a@b#token=secret", plain),
+                    ("http://127.0.0.1:\(port)/echo/a@b?next=http://x@y", plain),
+                ]
+                for (sent, expected) in cases {
+                    _ = try await client.send(Request<Data>(.get, sent))
+                    let span = try #require(tracer.popFinishedSpans().last)
+                    #expect(span.attributes.get("url.full") == .string(expected), "\(sent)")
+                    #expect(span.attributes.get("server.address") == .string("127.0.0.1"))
+                    #expect(span.attributes.get("courier.request_id") != nil)
+                    #expect(span.attributes.get("http.request.method") == .string("GET"))
+                }
+            }
+        }
+    }
+
     @Test func responsesAndErrorsCarryTheirMetrics() async throws {
         try await withServer { server in
             try await TransportKind.asyncHTTPClient.with { transport in

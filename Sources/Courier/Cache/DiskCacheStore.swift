@@ -4,6 +4,15 @@ import Foundation
 /// remove what they refuse, and the sweep of temporary files left by processes that died.
 struct DiskCacheStore: Sendable {
     let directory: URL
+    /// The directory's path with a trailing `/`: an entry's path is this and its relative path,
+    /// joined as text (building a `URL` per lookup cost more than the rest of a cache miss).
+    private let directoryPath: String
+
+    init(directory: URL) {
+        self.directory = directory
+        let path = directory.path
+        directoryPath = path.hasSuffix("/") ? path : path + "/"
+    }
 
     /// Temporary files carry the writer's process id: `<digest>.<pid>.tmp`.
     static let temporarySuffix = ".tmp"
@@ -12,12 +21,21 @@ struct DiskCacheStore: Sendable {
 
     /// The entry, or `nil` when absent; a file that is corrupt, truncated or foreign is removed.
     func read(_ key: CacheKey) -> Result<CachedResponse, CacheEntryCodec.Failure>? {
-        let url = url(for: key)
-        guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
+        let path = directoryPath + key.relativePath
+        // A miss is the common case: one `open` that fails, no error object built and dropped.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        let data: Data
+        do {
+            data = try handle.readToEnd() ?? Data()
+        } catch {
+            return nil  // not a file (a folder in the way), or unreadable: a miss, nothing removed
+        }
         do throws(CacheEntryCodec.Failure) {
             return .success(try CacheEntryCodec.decode(data, digest: key.digest))
         } catch {
-            try? FileManager.default.removeItem(at: url)
+            try? FileManager.default.removeItem(atPath: path)
             return .failure(error)
         }
     }

@@ -14,10 +14,8 @@ extension APIClient {
             let response: TransportResponse
             // The key is the request without its trace context, which differs for every span.
             if sharesExchanges(settings), !RefreshCoordinator.isRefreshing, let key = ExchangeKey(wire) {
-                (response, joined) = try await inFlight.send(key, observer: observer) { [self, traced] fanOut, completion in
-                    let exchange = RedirectingExchange(client: self, request: traced, observer: fanOut, traceHeaders: traceHeaders)
-                    exchange.start(completion)
-                    return { exchange.cancel() }
+                (response, joined) = try await inFlight.send(key, observer: observer) { fanOut in
+                    RedirectingExchange(client: self, request: traced, observer: fanOut, traceHeaders: traceHeaders)
                 }
             } else {
                 let exchange = RedirectingExchange(client: self, request: traced, observer: observer, traceHeaders: traceHeaders)

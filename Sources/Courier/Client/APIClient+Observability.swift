@@ -7,16 +7,11 @@ extension APIClient {
         var span: (any Span)?
         if let tracer = observability.tracer {
             let name = settings.name.map { "\(settings.method.rawValue) \($0)" } ?? settings.method.rawValue
-            let started = tracer.startSpan(name, ofKind: .client)
-            if started.isRecording {
-                started.updateAttributes { attributes in
-                    attributes["http.request.method"] = settings.method.rawValue
-                    attributes["courier.request_id"] = id.description
-                }
-            }
-            span = started
+            span = tracer.startSpan(name, ofKind: .client)
         }
-        return RequestRecord(start: .now, method: settings.method, name: settings.name, span: span)
+        var record = RequestRecord(start: .now, method: settings.method, name: settings.name, span: span)
+        if span != nil { record.requestID = id }
+        return record
     }
 
     /// Counts one network attempt: its status class, bytes and time to first byte.
@@ -33,15 +28,7 @@ extension APIClient {
             record.statusCode = response.statusCode
             if let head = response.headersReceivedAt, head >= started { record.metrics.timeToFirstByte = head - started }
         }
-        if let span = record.span, span.isRecording {
-            span.updateAttributes { attributes in
-                attributes["url.full"] = wire.url.redactedForTelemetry
-                attributes["server.address"] = wire.url.host ?? ""
-                attributes["server.port"] = wire.url.port ?? (wire.url.scheme == "https" ? 443 : 80)
-                if let status = response?.statusCode { attributes["http.response.status_code"] = status }
-                if joined { attributes["courier.dedup.joined"] = true }
-            }
-        }
+        if record.span != nil { record.attemptURL = wire.url }
         guard let metrics = observability.metrics else { return }
         // A joined request sent nothing: it counts as a join, not as a request.
         if !joined { metrics.count(series(.requests, record, status: response?.statusCode ?? 0)) }
@@ -65,10 +52,11 @@ extension APIClient {
         observability.metrics?.time(series(.duration, record, status: statusCode), record.metrics.duration)
         if let span = record.span {
             if span.isRecording {
+                let record = record
                 span.updateAttributes { attributes in
+                    Self.write(record, to: &attributes)
                     attributes["http.response.status_code"] = statusCode
-                    attributes["courier.response.source"] = "\(source)"
-                    if record.metrics.retries > 0 { attributes["http.request.resend_count"] = record.metrics.retries }
+                    attributes["courier.response.source"] = source.telemetryName
                 }
             }
             span.end()
@@ -88,9 +76,10 @@ extension APIClient {
         }
         if let span = record.span {
             if span.isRecording {
+                let record = record
                 span.updateAttributes { attributes in
+                    Self.write(record, to: &attributes)
                     attributes["error.type"] = failure.statusCode.map(String.init) ?? failure.classification.metricName
-                    if record.metrics.retries > 0 { attributes["http.request.resend_count"] = record.metrics.retries }
                 }
                 span.recordError(failure)
                 span.setStatus(SpanStatus(code: .error, message: failure.message))
@@ -98,6 +87,22 @@ extension APIClient {
             span.end()
         }
         return failure
+    }
+
+    /// The span attributes every request has, written once when its span ends (one call into
+    /// the tracer instead of one per step): method, id, the last attempt's URL (without user info
+    /// or query) and server, its status, a join, the resend count.
+    private static func write(_ record: RequestRecord, to attributes: inout SpanAttributes) {
+        attributes["http.request.method"] = record.method.rawValue
+        if let id = record.requestID { attributes["courier.request_id"] = id.description }
+        if let url = record.attemptURL {
+            attributes["url.full"] = url.redactedForTelemetry
+            attributes["server.address"] = url.host ?? ""
+            attributes["server.port"] = url.port ?? (url.scheme == "https" ? 443 : 80)
+        }
+        if let status = record.statusCode { attributes["http.response.status_code"] = status }
+        if record.metrics.joinedSharedExchange { attributes["courier.dedup.joined"] = true }
+        if record.metrics.retries > 0 { attributes["http.request.resend_count"] = record.metrics.retries }
     }
 
     /// Counts a retry.

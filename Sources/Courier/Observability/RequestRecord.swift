@@ -14,4 +14,8 @@ struct RequestRecord: Sendable {
     var statusCode: Int?
     /// The last request handed to the transport (after the delegate adapted it), when one was built.
     var sent: TransportRequest?
+    /// The request's id, for the span.
+    var requestID: RequestID?
+    /// The URL of the last attempt, for the span (its attributes are written once, at the end).
+    var attemptURL: URL?
 }

@@ -38,11 +38,12 @@ package final class InFlightExchanges: Sendable {
 
     private let state = Locked(State())
 
-    /// Sends through the exchange already in flight for `key`, or starts one with `start`;
-    /// `observer` gets the exchange's progress from the moment the caller takes its place.
+    /// Sends through the exchange already in flight for `key`, or starts the one `make` makes with
+    /// the observer it is to report progress to; `observer` gets the exchange's progress from the
+    /// moment the caller takes its place.
     /// - Returns: the response and whether the caller joined an exchange another request started.
     func send(
-        _ key: ExchangeKey, observer: TransferObserver, start: @escaping SharedExchange.Start
+        _ key: ExchangeKey, observer: TransferObserver, make: (TransferObserver) -> RedirectingExchange
     ) async throws -> (response: TransportResponse, joined: Bool) {
         let (exchange, place, leads, ready) = state.withLock { state -> (SharedExchange, Int, Bool, [Probe.Watcher]) in
             var ready: [Probe.Watcher] = []
@@ -53,14 +54,13 @@ package final class InFlightExchanges: Sendable {
             if let current = state.exchanges[key], let place = current.reserve(observer: observer) {
                 return (current, place, false, ready)
             }
-            let fresh = SharedExchange()
+            let fresh = SharedExchange(first: observer)
             state.exchanges[key] = fresh
-            // A fresh exchange always has a place.
-            return (fresh, fresh.reserve(observer: observer) ?? 0, true, ready)
+            return (fresh, 0, true, ready)
         }
-        ready.forEach { $0.continuation.resume() }
+        if !ready.isEmpty { ready.forEach { $0.continuation.resume() } }
         if leads {
-            exchange.start(start) { [weak self] in self?.remove(exchange, for: key) }
+            exchange.start(make(exchange.fanOut(for: observer))) { self.remove(exchange, for: key) }
         }
         let response = try await exchange.wait(in: place)
         return (response, !leads)

@@ -4,13 +4,11 @@
 /// its own continuation. The exchange runs apart from every caller's task, on the transport's
 /// callbacks, so a caller that is cancelled just leaves: the exchange goes on while anyone waits,
 /// and is stopped when the last caller leaves.
+///
+/// An exchange nobody joins is the common case, and costs little: the first place is the only
+/// array the exchange allocates, and the result is kept only for a caller that has not come to
+/// wait yet.
 final class SharedExchange: Sendable {
-    /// Starts the exchange with the observer it reports progress to; the completion is called
-    /// once, with the outcome. Returns the way to stop it.
-    typealias Start = @Sendable (
-        TransferObserver, @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
-    ) -> TransportCancellation
-
     fileprivate struct Place {
         let id: Int
         let observer: TransferObserver
@@ -25,16 +23,28 @@ final class SharedExchange: Sendable {
         /// Places whose caller was cancelled before it waited.
         var departed: [Int] = []
         var nextID = 0
+        /// The exchange has ended: it takes no one new, and has nothing left to stop.
+        var ended = false
+        /// The outcome, kept after the end only for callers that took a place but had not waited.
         var result: Result<TransportResponse, any Error>?
         /// Stops the exchange; `nil` before it started and after it ended.
-        var stop: TransportCancellation?
+        var exchange: RedirectingExchange?
         /// Every caller left before the end: the exchange is being stopped and takes no one new.
         var abandoned = false
-        /// Whether the exchange reports download progress to its callers (someone asked when it began).
+        /// Whether the exchange reports download progress to its callers (its first caller asked).
         var reportsDownload = false
     }
 
-    private let state = Locked(State())
+    private let state: Locked<State>
+
+    /// An exchange whose first place, number 0, is taken by a caller with `observer`.
+    init(first observer: TransferObserver) {
+        var state = State()
+        state.places.append(Place(id: 0, observer: observer))
+        state.nextID = 1
+        state.reportsDownload = observer.download != nil
+        self.state = Locked(state)
+    }
 
     /// Takes a place for a caller about to wait, with the observer its progress goes to from now
     /// on; `nil` when the exchange is being abandoned or has ended: a request made after the answer
@@ -42,21 +52,18 @@ final class SharedExchange: Sendable {
     /// ``InFlightExchanges`` a moment after it ends, and a caller can arrive in that moment).
     func reserve(observer: TransferObserver) -> Int? {
         state.withLock { state in
-            guard !state.abandoned, state.result == nil else { return nil }
+            guard !state.abandoned, !state.ended else { return nil }
             defer { state.nextID += 1 }
             state.places.append(Place(id: state.nextID, observer: observer))
             return state.nextID
         }
     }
 
-    /// Starts the exchange. It reports progress only when the caller that starts it asked for
-    /// progress: an exchange nobody watches costs no report per piece. A caller that asked for
-    /// download progress and joined an exchange that reports none gets the final report.
-    func start(_ start: Start, finished: @escaping @Sendable () -> Void) {
-        let first = state.withLock { state in
-            state.reportsDownload = state.places.first?.observer.download != nil
-            return state.places.first?.observer ?? .none
-        }
+    /// The observer to give the transport: it reports progress only when the first caller asked
+    /// for progress (an exchange nobody watches costs no report per piece), to every caller then.
+    /// A caller that asked for download progress and joined an exchange that reports none gets the
+    /// final report.
+    func fanOut(for first: TransferObserver) -> TransferObserver {
         // Strong captures: the observer lives only as long as the exchange.
         var observer = TransferObserver()
         if first.upload != nil {
@@ -65,30 +72,29 @@ final class SharedExchange: Sendable {
         if first.download != nil {
             observer.download = { progress in self.forEachObserver { $0.download?(progress) } }
         }
-        let stop = start(observer) { result in
+        return observer
+    }
+
+    /// Starts `exchange`; `finished` runs once it has ended and its callers have their outcome.
+    func start(_ exchange: RedirectingExchange, finished: @escaping @Sendable () -> Void) {
+        exchange.start { result in
             self.complete(with: result)
             finished()
         }
-        install(stop)
-    }
-
-    /// Keeps `stop` for when the last caller leaves, or calls it now if everyone has left; drops it
-    /// when the exchange already ended (a transport that completed before it returned).
-    private func install(_ stop: @escaping TransportCancellation) {
+        // Keep the exchange for when the last caller leaves, or stop it now if everyone has left;
+        // not when it already ended (a transport that completed before it returned).
         let stopNow = state.withLock { state -> Bool in
-            guard state.result == nil else { return false }
-            state.stop = stop
+            guard !state.ended else { return false }
+            state.exchange = exchange
             return state.abandoned
         }
-        if stopNow { stop() }
+        if stopNow { exchange.cancel() }
     }
 
     /// Waits in the place `id` for the exchange's result; cancelling the caller leaves the place
     /// at once with a `CancellationError`.
     func wait(in id: Int) async throws -> TransportResponse {
-        // An exchange that ended before its caller waited (an answer at once) needs no continuation.
-        if let ended = state.withLock({ $0.takeEnded(id) }) { return try Self.deliver(ended) }
-        return try await withTaskCancellationHandler {
+        try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<TransportResponse, any Error>) in
                 let early: Ended? = state.withLock { state in
                     if let ended = state.takeEnded(id) { return ended }
@@ -108,26 +114,33 @@ final class SharedExchange: Sendable {
     /// Removes the caller in place `id`, resuming it with a `CancellationError` if it waits;
     /// stops the exchange when no one is left.
     private func leave(_ id: Int) {
-        let (left, stop): (Place?, TransportCancellation?) = state.withLock { state in
-            guard state.result == nil, let index = state.places.firstIndex(where: { $0.id == id }) else { return (nil, nil) }
+        let (left, stop): (Place?, RedirectingExchange?) = state.withLock { state in
+            guard !state.ended, let index = state.places.firstIndex(where: { $0.id == id }) else { return (nil, nil) }
             let place = state.places.remove(at: index)
             if place.continuation == nil { state.departed.append(id) }
             guard state.places.isEmpty, !state.abandoned else { return (place, nil) }
             state.abandoned = true
-            return (place, state.stop)
+            return (place, state.exchange)
         }
         left?.continuation?.resume(throwing: CancellationError())
-        stop?()
+        stop?.cancel()
     }
 
     private func complete(with result: Result<TransportResponse, any Error>) {
         let (waiting, reportsDownload) = state.withLock { state in
-            state.result = result
-            // The way to stop the exchange can hold what holds this exchange (a transport's
-            // callback calls back into it): let it go now that there is nothing to stop.
-            state.stop = nil
-            let waiting = state.places.filter { $0.continuation != nil }
-            state.places.removeAll { $0.continuation != nil }
+            state.ended = true
+            // The exchange can hold what holds this one (a transport's callback calls back into
+            // it): let it go now that there is nothing to stop.
+            state.exchange = nil
+            // Every place usually waits: take the array whole, and put back the rare caller that
+            // took a place but has not come to wait (it finds the result kept for it).
+            var waiting: [Place] = []
+            swap(&waiting, &state.places)
+            if waiting.contains(where: { $0.continuation == nil }) {
+                state.places = waiting.filter { $0.continuation == nil }
+                waiting.removeAll { $0.continuation == nil }
+                state.result = result
+            }
             return (waiting, state.reportsDownload)
         }
         for place in waiting {
@@ -169,7 +182,7 @@ extension SharedExchange.State {
             departed.remove(at: index)
             return SharedExchange.Ended(result: .failure(CancellationError()), finalReportTo: nil)
         }
-        guard let result else { return nil }
+        guard ended, let result else { return nil }
         let place = places.firstIndex(where: { $0.id == id }).map { places.remove(at: $0) }
         return SharedExchange.Ended(result: result, finalReportTo: reportsDownload ? nil : place?.observer)
     }
