@@ -11,16 +11,12 @@ struct UploadProbeCommand: AsyncParsableCommand {
     @Option(help: "Megabytes (MiB) to upload.")
     var megabytes = 200
 
-    @Option(help: "The transport: ahc or urlsession.")
-    var transport = DemoTransport.ahc
-
-    @Option(help: "Where the file is written (removed afterwards).")
-    var directory = FileManager.default.temporaryDirectory.path
+    @OptionGroup var probe: ProbeOptions
 
     func run() async throws {
         ParentWatch.start()
         let result = try await UploadProbe.run(
-            size: Int64(megabytes) << 20, transport: transport, directory: URL(fileURLWithPath: directory))
+            size: Int64(megabytes) << 20, transport: probe.transport, directory: probe.directoryURL)
         print(result)
         if !result.arrivedIntact { throw ExitCode.failure }
     }

@@ -144,6 +144,27 @@ import Testing
         }
     }
 
+    /// With nothing set, an in-memory body is bounded (64 MiB), and a download to a file is not
+    /// bounded by the client's in-memory limit.
+    @Test(arguments: TransportKind.allCases)
+    func inMemoryBodiesAreBoundedByDefaultAndDownloadsAreNot(kind: TransportKind) async throws {
+        #expect(ClientConfiguration(baseURL: URL(fileURLWithPath: "/")).maximumResponseSize == 64 << 20)
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        try await withServer { server in
+            try await kind.with { transport in
+                let client = server.client(transport)
+                let size = (64 << 20) + 1
+                let error = await #expect(throws: CourierError.self) { try await client.send(Request<Data>(.get, "bytes/\(size)")) }
+                #expect(error?.kind == .responseTooLarge, "\(String(describing: error))")
+                let limited = server.client(transport) { $0.maximumResponseSize = 1_000 }
+                let file = directory.url.appendingPathComponent("download-\(kind).bin")
+                let downloaded = try await limited.download(Request<Data>(.get, "bytes/200000"), to: file)
+                #expect(try Data(contentsOf: downloaded.value).count == 200_000)
+            }
+        }
+    }
+
     /// The 200 MB upload runs in a `courier upload-probe` process of its own, so no other test's
     /// allocations move its peak memory.
     @Test(arguments: TransportKind.allCases)

@@ -37,6 +37,7 @@ extension APIClient {
                 if let delegate = configuration.delegate {
                     wire = try await delegate.client(self, willSend: wire)
                     record.sent = wire
+                    try RequestValidation.check(wire, "The request APIClientDelegate.client(_:willSend:) returned")
                 }
                 log(id, wire)
                 var response: TransportResponse

@@ -18,6 +18,11 @@ extension APIClient {
         if let failure = request.preparationFailure {
             throw CourierError(.encodingFailed, "The request \(request.method) \(request.path) cannot be sent: \(failure).")
         }
+        if let configurationProblem { throw configurationProblem }
+        try RequestValidation.checkMethod(request.method)
+        if let timeout = request.timeout { try RequestValidation.checkTimeout(timeout, "Request.timeout") }
+        try RequestValidation.checkSize(request.maximumResponseSize, "Request.maximumResponseSize")
+        if let policy = request.retryPolicy { try RequestValidation.checkRetryPolicy(policy, "Request.retryPolicy") }
         var query = request.query
         var body: EncodedBody?
         var stream: StreamedBody?
@@ -48,6 +53,7 @@ extension APIClient {
         if let contentType = body?.contentType ?? stream?.contentType, !headers.contains("Content-Type") {
             headers["Content-Type"] = contentType
         }
+        try RequestValidation.checkHeaders(headers, "The request \(request.method) \(request.path)")
         var version = 0
         if let authentication {
             let (credentials, current) = authentication.headers(for: url)
@@ -60,7 +66,9 @@ extension APIClient {
             url: url, method: request.method, headers: headers, body: body?.data,
             timeout: request.timeout ?? configuration.timeout)
         wire.bodyStream = stream
-        wire.maximumResponseSize = request.maximumResponseSize ?? configuration.maximumResponseSize
+        // A download streams to a file: the client's in-memory limit is not for it.
+        wire.maximumResponseSize = request.downloadDestination != nil ? request.maximumResponseSize
+            : request.maximumResponseSize ?? configuration.maximumResponseSize
         wire.downloadDestination = request.downloadDestination
         return (wire, version)
     }

@@ -23,6 +23,8 @@ public final class APIClient: Sendable {
     let urlPrefix: URLBuilder.Prefix
     /// Where metrics and spans go.
     let observability: Observability
+    /// What is wrong with the configuration, checked once here: every request fails with it.
+    let configurationProblem: CourierError?
     /// Identical requests in flight, sharing one exchange.
     package let inFlight = InFlightExchanges()
     /// The transport in the start-and-call-back shape every exchange runs in: the transport
@@ -42,6 +44,10 @@ public final class APIClient: Sendable {
         logsRequests = configuration.logger.logLevel <= .debug
         urlPrefix = URLBuilder.Prefix(baseURL: configuration.baseURL, apiPath: configuration.apiPath)
         observability = Observability(configuration: configuration)
+        configurationProblem = RequestValidation.problem(in: configuration)
+        if let configurationProblem {
+            configuration.logger.error("Courier: every request of this client will fail: \(configurationProblem.message)")
+        }
         if configuration.authenticationHeaders.isEmpty {
             authentication = nil
         } else {

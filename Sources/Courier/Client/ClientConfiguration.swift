@@ -55,10 +55,14 @@ public struct ClientConfiguration: Sendable {
     public var decoder: any DataDecoder = ModelDecoder()
     /// How ``RequestBody/encodable(_:)`` bodies are encoded.
     public var encoder: any DataEncoder = JSONEncoder()
-    /// The largest response body a request accepts; a longer one fails with
-    /// ``CourierError/Kind/responseTooLarge`` as soon as it is known, instead of filling memory.
-    /// `nil` (the default) for no limit. ``APIClient/download(_:to:)`` is not limited by it.
-    public var maximumResponseSize: Int64?
+    /// The largest response body a request reads into memory; a longer one fails with
+    /// ``CourierError/Kind/responseTooLarge`` as soon as it is known (from `Content-Length`, else
+    /// as the bytes arrive), instead of filling memory. The default is
+    /// ``defaultMaximumResponseSize`` (64 MiB); `nil` for no limit. ``APIClient/download(_:to:)``
+    /// streams to a file and is not limited by it: use it for large transfers.
+    public var maximumResponseSize: Int64? = ClientConfiguration.defaultMaximumResponseSize
+    /// The default ``maximumResponseSize``: 64 MiB.
+    public static let defaultMaximumResponseSize: Int64 = 64 << 20
     /// Status codes that count as success; any other is thrown as ``CourierError/Kind/httpStatus(_:)``.
     public var acceptableStatusCodes: Range<Int> = 200..<300
     /// Names of the headers that carry the user's credentials (the seeds' `access-token`, `client`,

@@ -10,7 +10,7 @@ struct JSONWriter {
         case .int(let int): bytes.append(contentsOf: String(int).utf8)
         case .double(let double):
             guard double.isFinite else {
-                throw ParameterEncodingError("a number is \(double), which JSON cannot represent")
+                throw ParameterEncodingError("the number is \(double), which JSON cannot represent", at: "")
             }
             bytes.append(contentsOf: Self.format(double).utf8)
         case .bool(let bool): bytes.append(contentsOf: (bool ? "true" : "false").utf8)
@@ -19,7 +19,7 @@ struct JSONWriter {
             bytes.append(UInt8(ascii: "["))
             for (index, element) in values.enumerated() {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                try write(element)
+                do { try write(element) } catch let error as ParameterEncodingError { throw error.inside("[\(index)]") }
             }
             bytes.append(UInt8(ascii: "]"))
         case .object(let values):
@@ -28,7 +28,7 @@ struct JSONWriter {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
                 writeString(key)
                 bytes.append(UInt8(ascii: ":"))
-                try write(values[key]!)
+                do { try write(values[key]!) } catch let error as ParameterEncodingError { throw error.inside(key) }
             }
             bytes.append(UInt8(ascii: "}"))
         case .data(let data, _, _): writeString(data.base64EncodedString())
@@ -68,6 +68,29 @@ struct JSONWriter {
 
 /// Why a set of parameters could not be encoded.
 struct ParameterEncodingError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+    let problem: String
+    /// Where the value is, for JSON bodies (`user.scores[2]`); `nil` when the problem names it.
+    let path: String?
+
+    init(_ problem: String) {
+        self.problem = problem
+        path = nil
+    }
+
+    init(_ problem: String, at path: String) {
+        self.problem = problem
+        self.path = path
+    }
+
+    /// The same problem one level further out: `component` is a key or an `[index]`.
+    func inside(_ component: String) -> ParameterEncodingError {
+        guard let path else { return self }
+        let joined = path.isEmpty ? component : component + (path.hasPrefix("[") ? path : "." + path)
+        return ParameterEncodingError(problem, at: joined)
+    }
+
+    var description: String {
+        guard let path, !path.isEmpty else { return problem }
+        return "the value at \(path): \(problem)"
+    }
 }

@@ -1,17 +1,7 @@
 extension CourierError {
     /// The classification from ``kind``, the status code and the body alone.
     public var defaultClassification: ErrorClassification {
-        switch kind {
-        case .notConnectedToInternet: return .offline
-        case .timedOut: return .timedOut
-        case .cannotConnect: return .cannotConnect
-        case .connectionLost: return .connectionLost
-        case .invalidResponse: return .invalidResponse
-        case .cancelled: return .cancelled
-        case .invalidURL, .encodingFailed: return .invalidRequest
-        case .decodingFailed: return .decodingFailed(keyPath: keyPath)
-        case .redirectFailed, .transport, .rejected, .responseTooLarge, .store: return .other
-        case .httpStatus(let status):
+        if let status = kind.status {
             switch status {
             case 401: return .unauthorized
             case 403: return .forbidden
@@ -21,6 +11,17 @@ extension CourierError {
             case 500..<600: return .serverError(status)
             default: return .other
             }
+        }
+        switch kind {
+        case .notConnectedToInternet: return .offline
+        case .timedOut: return .timedOut
+        case .cannotConnect: return .cannotConnect
+        case .connectionLost: return .connectionLost
+        case .invalidResponse: return .invalidResponse
+        case .cancelled: return .cancelled
+        case .invalidURL, .invalidRequest, .encodingFailed: return .invalidRequest
+        case .decodingFailed: return .decodingFailed(keyPath: keyPath)
+        default: return .other
         }
     }
 

@@ -2,49 +2,11 @@ import Foundation
 
 /// The one error type Courier throws.
 ///
-/// It says what went wrong in ``message``, classifies it in ``kind`` (switch over it), and carries
+/// It says what went wrong in ``message``, classifies it in ``kind`` (compare it with `==`, or
+/// `switch` over it with a `default:`: new kinds are added in minor releases), and carries
 /// what is known: the HTTP status, headers and body of a response, the request's URL and identifier,
 /// and the underlying error.
 public struct CourierError: Error, Sendable, CustomStringConvertible {
-    /// The class of failure.
-    public enum Kind: Sendable, Hashable {
-        /// The URL could not be built, or is not an absolute `http`/`https` URL.
-        case invalidURL
-        /// The parameters or body could not be encoded.
-        case encodingFailed
-        /// The host refused the connection or could not be found.
-        case cannotConnect
-        /// The request or the connection timed out: the server is not responding.
-        case timedOut
-        /// The device has no network connection.
-        case notConnectedToInternet
-        /// The connection broke after it was made: the server closed or reset it before the whole
-        /// response arrived (a body shorter than its `Content-Length`, a reset mid-body, a close
-        /// before any answer). The server was reached; what it sent is not used.
-        case connectionLost
-        /// The server's answer broke HTTP's rules: conflicting `Content-Length` headers, a malformed
-        /// chunk, a header too large to read, a body in an encoding the transport cannot decode.
-        case invalidResponse
-        /// The request was cancelled.
-        case cancelled
-        /// The server answered with a status outside the acceptable range.
-        case httpStatus(Int)
-        /// Redirects looped or went past the limit, or a redirect had no valid `Location`.
-        case redirectFailed
-        /// The body could not be turned into the expected type.
-        case decodingFailed
-        /// Any other transport failure; see ``underlyingError``.
-        case transport
-        /// A delegate hook turned the response into an error; see ``underlyingError``.
-        case rejected
-        /// The response body was longer than the allowed maximum
-        /// (``ClientConfiguration/maximumResponseSize``); it was not read further.
-        case responseTooLarge
-        /// A local store (`CourierStore`) could not read or write its database; the message has
-        /// SQLite's words and the file's path.
-        case store
-    }
-
     /// The class of failure.
     public var kind: Kind
     /// What went wrong, in words a user can act on.

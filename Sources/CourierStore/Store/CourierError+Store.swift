@@ -2,6 +2,12 @@ import Courier
 import Foundation
 import GRDB
 
+extension CourierError.Kind {
+    /// A local store (`CourierStore`) could not read or write its database; the message has
+    /// SQLite's words and the file's path.
+    public static let store = CourierError.Kind("store")
+}
+
 extension CourierError {
     /// A store failure in words: decoding failures stay ``Kind/decodingFailed`` with their key path;
     /// SQLite's own failures become ``Kind/store`` with SQLite's message and the file's path.

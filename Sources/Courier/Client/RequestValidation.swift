@@ -1,0 +1,123 @@
+import Foundation
+
+/// The checks that refuse a value the app set wrongly, before anything is sent: a clear
+/// ``CourierError/Kind/invalidRequest`` that names the setting and the value, never a crash in a
+/// transport and never bytes on the wire the app did not mean.
+///
+/// - Durations are finite and greater than 0 (timeouts), or at least 0 (retry delays, budgets,
+///   cache ages; ``CacheFreshness/age(_:)`` also takes `.infinity`, "fresh forever").
+/// - Sizes and counts are at least 0.
+/// - Method and header names are RFC 9110 tokens; header values hold no control character but
+///   the tab (CR, LF and NUL would end or split a header line).
+enum RequestValidation {
+    /// A timeout in seconds: finite and greater than 0.
+    static func checkTimeout(_ seconds: TimeInterval, _ setting: String) throws(CourierError) {
+        guard seconds.isFinite, seconds > 0 else {
+            throw invalid(
+                "\(setting) is \(seconds) seconds; a timeout must be a finite number of seconds greater than 0 "
+                    + "(for a long transfer, give a large value such as 3600, or use download(to:), which streams)")
+        }
+    }
+
+    /// A size in bytes: at least 0.
+    static func checkSize(_ bytes: Int64?, _ setting: String) throws(CourierError) {
+        guard let bytes, bytes < 0 else { return }
+        throw invalid("\(setting) is \(bytes) bytes; a size must be 0 or more")
+    }
+
+    /// A method name: a token (letters, digits and ``!#$%&'*+-.^_`|~``), not empty.
+    static func checkMethod(_ method: HTTPMethod) throws(CourierError) {
+        guard isToken(method.rawValue) else {
+            throw invalid("the method \(quoted(method.rawValue)) is not a valid HTTP method name (a token: letters, digits and !#$%&'*+-.^_`|~)")
+        }
+    }
+
+    /// Every header's name is a token and its value holds no control character but the tab.
+    static func checkHeaders(_ headers: HTTPHeaders, _ setting: String) throws(CourierError) {
+        for field in headers {
+            guard isToken(field.name) else {
+                throw invalid("\(setting) has a header named \(quoted(field.name)), which is not a valid header name (a token: letters, digits and !#$%&'*+-.^_`|~)")
+            }
+            guard isFieldValue(field.value) else {
+                throw invalid("\(setting) has a value for \(field.name) with a line break or another control character (\(quoted(field.value))); header values cannot hold CR, LF or NUL")
+            }
+        }
+    }
+
+    /// A wire request as a hook returned it: method, headers, timeout, size.
+    static func check(_ wire: TransportRequest, _ setting: String) throws(CourierError) {
+        try checkMethod(wire.method)
+        try checkHeaders(wire.headers, setting)
+        try checkTimeout(wire.timeout, setting + "'s timeout")
+        try checkSize(wire.maximumResponseSize, setting + "'s maximumResponseSize")
+    }
+
+    /// A retry policy's counts and durations.
+    static func checkRetryPolicy(_ policy: RetryPolicy, _ setting: String) throws(CourierError) {
+        guard policy.maximumAttempts >= 1 else {
+            throw invalid("\(setting).maximumAttempts is \(policy.maximumAttempts); it must be 1 or more (1 sends once)")
+        }
+        for (name, value) in [("baseDelay", policy.baseDelay), ("maximumDelay", policy.maximumDelay), ("budget", policy.budget)]
+        where value < .zero {
+            throw invalid("\(setting).\(name) is \(value); a delay or budget must be 0 or more")
+        }
+    }
+
+    /// The client-wide settings, checked once when the client is made; the problem fails every
+    /// request the client sends.
+    static func problem(in configuration: ClientConfiguration) -> CourierError? {
+        do throws(CourierError) {
+            try checkTimeout(configuration.timeout, "ClientConfiguration.timeout")
+            try checkSize(configuration.maximumResponseSize, "ClientConfiguration.maximumResponseSize")
+            try checkHeaders(configuration.defaultHeaders, "ClientConfiguration.defaultHeaders")
+            try checkRetryPolicy(configuration.retryPolicy, "ClientConfiguration.retryPolicy")
+            if case .age(let seconds) = configuration.cacheFreshness, seconds.isNaN || seconds < 0 {
+                throw invalid("ClientConfiguration.cacheFreshness is .age(\(seconds)); an age must be 0 or more seconds (.infinity: fresh forever)")
+            }
+            guard configuration.redirects.maximumRedirects >= 0 else {
+                throw invalid("ClientConfiguration.redirects.maximumRedirects is \(configuration.redirects.maximumRedirects); it must be 0 or more (0 follows none)")
+            }
+            for name in configuration.authenticationHeaders + (configuration.cacheScopeHeaders ?? []) + [configuration.expiryHeader].compactMap({ $0 })
+            where !isToken(name) {
+                throw invalid("ClientConfiguration names the header \(quoted(name)), which is not a valid header name")
+            }
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    private static func invalid(_ message: String) -> CourierError {
+        CourierError(.invalidRequest, message.prefix(1).uppercased() + message.dropFirst() + ". Nothing was sent.")
+    }
+
+    /// The text in quotes with control characters shown as escapes (a line break in a message
+    /// would split a log line), cut to 80 characters.
+    static func quoted(_ text: String) -> String {
+        var shown = ""
+        for scalar in text.unicodeScalars.prefix(80) {
+            shown += scalar.value < 0x20 || scalar.value == 0x7F ? scalar.escaped(asASCII: true) : String(scalar)
+        }
+        return "\"" + shown + (text.unicodeScalars.count > 80 ? "…" : "") + "\""
+    }
+
+    /// RFC 9110 `token`: one or more `tchar`.
+    static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy(isTokenByte)
+    }
+
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+
+    /// RFC 9110 `field-value`: visible characters, spaces, tabs and non-ASCII bytes; no other
+    /// control character.
+    private static func isFieldValue(_ text: String) -> Bool {
+        text.utf8.allSatisfy { $0 >= 0x20 ? $0 != 0x7F : $0 == 0x09 }
+    }
+}

@@ -1,0 +1,80 @@
+extension CourierError {
+    /// The class of failure: a value with static members, so that a release can add kinds without
+    /// breaking code that reads them.
+    ///
+    /// ```swift
+    /// switch error.kind {
+    /// case .timedOut, .cannotConnect: showRetryButton()
+    /// case .httpStatus(404): showNotFound()
+    /// default: showGenericFailure(error.message)
+    /// }
+    /// ```
+    ///
+    /// Match ``httpStatus(_:)`` with a code, or read ``CourierError/statusCode`` and ``isHTTPStatus``.
+    /// Packages built on Courier may add kinds of their own (`CourierStore` adds `store`).
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        /// The kind's name, such as `timedOut`; for ``httpStatus(_:)``, `httpStatus`.
+        public let name: String
+        /// The status, for ``httpStatus(_:)``.
+        public let status: Int?
+
+        /// A kind named `name`: for packages that add their own kinds (pick a name no other
+        /// package would use, such as one prefixed with your package's).
+        public init(_ name: String) {
+            self.name = name
+            status = nil
+        }
+
+        private init(httpStatus: Int) {
+            name = "httpStatus"
+            status = httpStatus
+        }
+
+        /// The URL could not be built, or is not an absolute `http`/`https` URL.
+        public static let invalidURL = Kind("invalidURL")
+        /// A setting of the request or of the client has a value Courier cannot send (an infinite
+        /// or negative timeout, a header with a line break, a method that is not a token…); the
+        /// message names the setting and the value. Nothing was sent.
+        public static let invalidRequest = Kind("invalidRequest")
+        /// The parameters or body could not be encoded (a value JSON cannot hold, such as an
+        /// infinite number; a file that cannot be read).
+        public static let encodingFailed = Kind("encodingFailed")
+        /// The host refused the connection or could not be found.
+        public static let cannotConnect = Kind("cannotConnect")
+        /// The request or the connection timed out: the server is not responding.
+        public static let timedOut = Kind("timedOut")
+        /// The device has no network connection.
+        public static let notConnectedToInternet = Kind("notConnectedToInternet")
+        /// The connection broke after it was made: the server closed or reset it before the whole
+        /// response arrived (a body shorter than its `Content-Length`, a reset mid-body, a close
+        /// before any answer). The server was reached; what it sent is not used.
+        public static let connectionLost = Kind("connectionLost")
+        /// The server's answer broke HTTP's rules: conflicting `Content-Length` headers, a malformed
+        /// chunk, a header too large to read, a body in an encoding the transport cannot decode.
+        public static let invalidResponse = Kind("invalidResponse")
+        /// The request was cancelled.
+        public static let cancelled = Kind("cancelled")
+        /// Redirects looped or went past the limit, or a redirect had no valid `Location`.
+        public static let redirectFailed = Kind("redirectFailed")
+        /// The body could not be turned into the expected type.
+        public static let decodingFailed = Kind("decodingFailed")
+        /// Any other transport failure; see ``CourierError/underlyingError``.
+        public static let transport = Kind("transport")
+        /// A delegate hook turned the response into an error; see ``CourierError/underlyingError``.
+        public static let rejected = Kind("rejected")
+        /// The response body was longer than the allowed maximum
+        /// (``ClientConfiguration/maximumResponseSize``); it was not read further.
+        public static let responseTooLarge = Kind("responseTooLarge")
+
+        /// The server answered with `status`, outside the acceptable range.
+        public static func httpStatus(_ status: Int) -> Kind { Kind(httpStatus: status) }
+
+        /// Whether the kind is ``httpStatus(_:)``, whatever the status.
+        public var isHTTPStatus: Bool { status != nil }
+
+        /// `timedOut`, `httpStatus(404)`.
+        public var description: String {
+            status.map { "httpStatus(\($0))" } ?? name
+        }
+    }
+}
