@@ -128,7 +128,7 @@ struct DemoSteps {
             _ = try await client.send(Request<JSONValue>(.get, "errors/422", query: ["shape": "jsonapi"]))
             throw DemoFailure("a 422 did not throw")
         } catch let error as CourierError {
-            guard case .validationFailed(let fields?) = error.classification else {
+            guard error.classification.name == "validationFailed", let fields = error.validationErrors else {
                 throw DemoFailure("a 422 was classified as \(error.classification)")
             }
             narrator.say("422 → .validationFailed: \(fields.messages(for: "email").joined(separator: ", ")) (email); user message: \(error.userMessage)")

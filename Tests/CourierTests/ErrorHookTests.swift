@@ -56,7 +56,8 @@ import Testing
             let seen = watcher.failures.withLock { $0 }
             #expect(seen.count == 3)
             #expect(seen[0].0 == .unauthorized && seen[0].1 == "/status/401")
-            if case .validationFailed(let errors)? = seen.dropFirst().first?.0 { #expect(errors?.fields["email"]?.count == 2) } else { Issue.record("expected a 422") }
+            let validation = try #require(seen.dropFirst().first?.0)
+            #expect(validation.name == "validationFailed" && validation.validationErrors?.fields["email"]?.count == 2)
             #expect(seen[2].0 == .invalidRequest && seen[2].1 == nil)
         }
     }

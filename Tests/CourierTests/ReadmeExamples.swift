@@ -73,9 +73,10 @@ func signUp(_ form: SignUp, with client: APIClient) async -> String {
         _ = try await client.send(Request<JSONValue>(.post, "users", body: .json(form)))
         return "Welcome!"
     } catch {
-        switch error.classification {
-        case .validationFailed(let fields?):
+        if let fields = error.validationErrors {   // a 422 whose body had a known shape
             return fields.messages(for: "email").first.map { "E-mail \($0)" } ?? error.userMessage
+        }
+        switch error.classification {               // a value, not an enum: keep a default case
         case .offline, .timedOut, .cannotConnect:
             return "Try again when you are online."
         case .unauthorized:

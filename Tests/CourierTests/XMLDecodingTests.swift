@@ -36,6 +36,27 @@ import Testing
         }
     }
 
+    /// One model, one set of key rules: the same properties are read from JSON by `ModelDecoder`
+    /// and from XML by `XMLTreeDecoder` (snake case, a last `id` as `ID`, Foundation's `Id`,
+    /// `id` for `uid`, a leading capital lowered).
+    struct Order: Decodable, Equatable {
+        var uid: Int
+        var pizzaID: Int
+        var customerId: Int
+        var orderedBy: String
+    }
+
+    @Test func jsonAndXMLBodiesFollowTheSameKeyRules() throws {
+        let json = Data(#"{"id": 7, "pizza_id": 5, "customer_id": 3, "OrderedBy": "ana"}"#.utf8)
+        let xml = Data("<order><id>7</id><pizza_id>5</pizza_id><customer_id>3</customer_id><OrderedBy>ana</OrderedBy></order>".utf8)
+        let expected = Order(uid: 7, pizzaID: 5, customerId: 3, orderedBy: "ana")
+        #expect(try ModelDecoder().decode(Order.self, from: json) == expected)
+        #expect(try XMLTreeDecoder().decode(Order.self, from: xml) == expected)
+        let attributes = Data(#"<order id="7" pizza_id="5" customer_id="3" OrderedBy="ana"/>"#.utf8)
+        #expect(try XMLTreeDecoder().decode(Order.self, from: attributes) == expected)
+        #expect(throws: DecodingError.self) { try XMLTreeDecoder(keyDecoding: .useDefaultKeys).decode(Order.self, from: xml) }
+    }
+
     struct Feed: Decodable, Equatable {
         struct Entry: Decodable, Equatable {
             var id: Int

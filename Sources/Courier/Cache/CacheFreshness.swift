@@ -1,19 +1,34 @@
 import Foundation
 
 /// When a cached response is recent enough to answer a ``CacheOption/both`` request without asking
-/// the network at all.
-public enum CacheFreshness: Sendable, Hashable {
+/// the network at all. A value with static members, so later releases can add rules.
+public struct CacheFreshness: Sendable, Hashable {
+    enum Rule: Hashable {
+        case never, serverMaxAge
+        case age(TimeInterval)
+    }
+
+    let rule: Rule
+
     /// Never: the network is always asked (revalidating when it can).
-    case never
+    public static let never = CacheFreshness(rule: .never)
     /// While the entry is younger than the `max-age` of its `Cache-Control` header.
-    case serverMaxAge
-    /// While the entry is younger than the given number of seconds.
-    case age(TimeInterval)
+    public static let serverMaxAge = CacheFreshness(rule: .serverMaxAge)
+
+    /// While the entry is younger than `seconds`: 0 or more (`.infinity`: fresh forever; a NaN or
+    /// negative age fails every request of the client with ``CourierError/Kind/invalidRequest``).
+    public static func age(_ seconds: TimeInterval) -> CacheFreshness { CacheFreshness(rule: .age(seconds)) }
+
+    /// The age limit, for ``age(_:)``.
+    public var maximumAge: TimeInterval? {
+        if case .age(let seconds) = rule { return seconds }
+        return nil
+    }
 
     /// Whether `response` is fresh at `now`.
     func isFresh(_ response: CachedResponse, now: Date = Date()) -> Bool {
         let age = now.timeIntervalSince(response.storedAt)
-        switch self {
+        switch rule {
         case .never: return false
         case .serverMaxAge:
             guard let maxAge = response.maxAge else { return false }

@@ -18,7 +18,7 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
     public let relativePath: String
 
     /// Creates a key from its parts.
-    public init(digest: String, scope: String, pathDigest: String) {
+    package init(digest: String, scope: String, pathDigest: String) {
         self.digest = digest
         self.scope = scope
         self.pathDigest = pathDigest

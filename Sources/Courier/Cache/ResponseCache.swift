@@ -127,17 +127,17 @@ public final class ResponseCache: Sendable {
     public var memoryUsage: Int { state.withLock { $0.memory.usedBytes } }
 
     /// How often an entry was read, as recorded in the index.
-    public func accessCount(for key: CacheKey) -> Int {
+    package func accessCount(for key: CacheKey) -> Int {
         state.withLock { $0.index[key.relativePath]?.accessCount ?? 0 }
     }
 
     /// Whether the entry is in the memory store now.
-    public func isInMemory(_ key: CacheKey) -> Bool {
+    package func isInMemory(_ key: CacheKey) -> Bool {
         state.withLock { $0.memory[key.relativePath] != nil }
     }
 
     /// Returns when the start-up work (temporary-file sweep, index, memory fill) is done.
-    public func loaded() async {
+    package func loaded() async {
         start()
         await state.withLock { $0.loading }?.value
     }

@@ -56,7 +56,7 @@ extension APIClient {
                 span.updateAttributes { attributes in
                     Self.write(record, to: &attributes)
                     attributes["http.response.status_code"] = statusCode
-                    attributes["courier.response.source"] = source.telemetryName
+                    attributes["courier.response.source"] = source.name
                 }
             }
             span.end()
@@ -114,7 +114,7 @@ extension APIClient {
     /// origin; returns the names it added, for redirects that leave the origin to remove.
     func injectTraceContext(into request: inout TransportRequest, record: RequestRecord) -> [String] {
         guard let span = record.span, let tracer = observability.tracer else { return [] }
-        switch observability.propagation {
+        switch observability.propagation.rule {
         case .none: return []
         case .apiOrigin: guard observability.isAPIOrigin(request.url) else { return [] }
         case .anyOrigin: break

@@ -71,7 +71,7 @@ enum RequestValidation {
             try checkSize(configuration.maximumResponseSize, "ClientConfiguration.maximumResponseSize")
             try checkHeaders(configuration.defaultHeaders, "ClientConfiguration.defaultHeaders")
             try checkRetryPolicy(configuration.retryPolicy, "ClientConfiguration.retryPolicy")
-            if case .age(let seconds) = configuration.cacheFreshness, seconds.isNaN || seconds < 0 {
+            if let seconds = configuration.cacheFreshness.maximumAge, seconds.isNaN || seconds < 0 {
                 throw invalid("ClientConfiguration.cacheFreshness is .age(\(seconds)); an age must be 0 or more seconds (.infinity: fresh forever)")
             }
             guard configuration.redirects.maximumRedirects >= 0 else {

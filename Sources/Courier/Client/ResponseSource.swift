@@ -1,21 +1,18 @@
-/// Where a response came from.
-public enum ResponseSource: Sendable, Hashable {
-    /// From the server.
-    case network
-    /// From Courier's response cache.
-    case cache
-    /// From the cache because the network was unreachable (offline mode).
-    case offlineCache
-}
+/// Where a response came from: compare with `==` (a value with static members, so a later release
+/// can add sources without breaking a `switch` that has a `default:`).
+public struct ResponseSource: Sendable, Hashable, CustomStringConvertible {
+    /// The source's stable name: `network`, `cache` or `offlineCache`; also its name in spans.
+    public let name: String
 
-extension ResponseSource {
-    /// The source's name in spans and logs: `network`, `cache` or `offlineCache` (a switch, not
-    /// `String(describing:)`, which reflects on the value at every call).
-    var telemetryName: String {
-        switch self {
-        case .network: "network"
-        case .cache: "cache"
-        case .offlineCache: "offlineCache"
-        }
-    }
+    private init(_ name: String) { self.name = name }
+
+    /// From the server.
+    public static let network = ResponseSource("network")
+    /// From Courier's response cache.
+    public static let cache = ResponseSource("cache")
+    /// From the cache because the network was unreachable (offline mode).
+    public static let offlineCache = ResponseSource("offlineCache")
+
+    /// The ``name``.
+    public var description: String { name }
 }

@@ -28,21 +28,22 @@ extension CourierError {
     /// A plain sentence for a user, per classification (seed 004's messages), or `nil` for classes
     /// that have no general wording.
     public static func defaultUserMessage(for classification: ErrorClassification) -> String? {
-        switch classification {
-        case .offline: "Please check your internet connection."
-        case .timedOut: "The server is not responding. Please try again later."
-        case .cannotConnect: "The server cannot be reached. Please try again later."
-        case .connectionLost: "The connection was interrupted before the answer arrived. Please try again."
-        case .invalidResponse: "The server sent an answer that could not be read. Please try again later."
-        case .cancelled: "The request was cancelled."
-        case .unauthorized: "Please sign in again."
-        case .forbidden: "You are not allowed to do this."
-        case .notFound: "What you asked for was not found."
-        case .validationFailed(let errors): errors.map { $0.description } ?? "Some of the information sent is not valid."
-        case .clientError: "The request was not accepted."
-        case .serverError: "The server had a problem. Please try again later."
-        case .decodingFailed: "The server's answer could not be read."
-        case .invalidRequest, .custom, .other: nil
+        if classification.isCustom { return nil }
+        switch classification.name {
+        case "offline": return "Please check your internet connection."
+        case "timedOut": return "The server is not responding. Please try again later."
+        case "cannotConnect": return "The server cannot be reached. Please try again later."
+        case "connectionLost": return "The connection was interrupted before the answer arrived. Please try again."
+        case "invalidResponse": return "The server sent an answer that could not be read. Please try again later."
+        case "cancelled": return "The request was cancelled."
+        case "unauthorized": return "Please sign in again."
+        case "forbidden": return "You are not allowed to do this."
+        case "notFound": return "What you asked for was not found."
+        case "validationFailed": return classification.validationErrors.map { $0.description } ?? "Some of the information sent is not valid."
+        case "clientError": return "The request was not accepted."
+        case "serverError": return "The server had a problem. Please try again later."
+        case "decodingFailed": return "The server's answer could not be read."
+        default: return nil
         }
     }
 }

@@ -59,8 +59,7 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
 
     /// The field errors of a 422 response, when its body had a known shape.
     public var validationErrors: ValidationErrors? {
-        if case .validationFailed(let errors) = classification { return errors }
-        return nil
+        classification.validationErrors
     }
 
     /// The message, the URL and the underlying error.

@@ -3,7 +3,7 @@ import Foundation
 /// Parses dates in a fixed pattern such as `yyyy/MM/dd HH:mm:ss` without `DateFormatter` (which
 /// costs tens of microseconds a call). Tokens: `yyyy`, `MM`, `dd`, `HH`, `mm`, `ss`, `SSS`; any
 /// other character must appear as it is.
-public struct FixedDateFormat: Sendable, Hashable {
+package struct FixedDateFormat: Sendable, Hashable {
     enum Token: Hashable {
         case year, month, day, hour, minute, second, millisecond
         case literal(UInt8)
@@ -20,11 +20,11 @@ public struct FixedDateFormat: Sendable, Hashable {
 
     let tokens: [Token]
     /// The pattern it was made from.
-    public let pattern: String
+    package let pattern: String
 
     /// A format for `pattern`, or `nil` when the pattern uses anything but the supported tokens and
     /// non-letter literals.
-    public init?(_ pattern: String) {
+    package init?(_ pattern: String) {
         let bytes = Array(pattern.utf8)
         var tokens: [Token] = []
         var index = 0
@@ -46,7 +46,7 @@ public struct FixedDateFormat: Sendable, Hashable {
 
     /// The date `text` names in `timeZone`, or `nil` when it does not match the pattern or names no
     /// real date.
-    public func date(from text: String, timeZone: TimeZone) -> Date? {
+    package func date(from text: String, timeZone: TimeZone) -> Date? {
         var fields = (year: 1970, month: 1, day: 1, hour: 0, minute: 0, second: 0, millisecond: 0)
         var utf8 = text.utf8.makeIterator()
         for token in tokens {
@@ -81,7 +81,7 @@ public struct FixedDateFormat: Sendable, Hashable {
     }
 
     /// `date` written in the pattern, in `timeZone`.
-    public func string(from date: Date, timeZone: TimeZone) -> String {
+    package func string(from date: Date, timeZone: TimeZone) -> String {
         let local = date.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: date))
         let totalMilliseconds = Int((local * 1_000).rounded())
         let whole = Int((Double(totalMilliseconds) / 1_000).rounded(.down))

@@ -8,9 +8,29 @@
 /// - a model written for `JSONDecoder`'s `.convertFromSnakeCase` works too: when no key converts
 ///   by the rules above, a key that converts by Foundation's rule is read (`pizza_id` for a
 ///   property `pizzaId`, see ``foundationPropertyName(for:)``).
-public enum KeyMapping {
+package enum KeyMapping {
+    /// The payload key among `keys` that serves `property`, by the rules in order: the key equal to
+    /// the property, a key that converts to it by the seed's rules, one that converts by
+    /// Foundation's, `id` for `uid`. The one key rule of JSON models, XML models and store imports;
+    /// `propertyName` and `foundationName` let a decoder remember conversions.
+    package static func payloadKey(
+        for property: String, among keys: some Sequence<String>,
+        propertyName: (String) -> String = propertyName(for:), foundationName: (String) -> String = foundationPropertyName(for:)
+    ) -> String? {
+        var seed: String?
+        var foundation: String?
+        var hasID = false
+        for key in keys {
+            if key == property { return key }
+            if seed == nil, propertyName(key) == property { seed = key }
+            if foundation == nil, foundationName(key) == property { foundation = key }
+            if key == "id" { hasID = true }
+        }
+        return seed ?? foundation ?? (property == "uid" && hasID ? "id" : nil)
+    }
+
     /// The property name a payload key converts to.
-    public static func propertyName(for key: String) -> String {
+    package static func propertyName(for key: String) -> String {
         let parts = key.split(separator: "_", omittingEmptySubsequences: true)
         guard !parts.isEmpty else { return key }
         var name = ""
@@ -31,7 +51,7 @@ public enum KeyMapping {
     /// a payload key: underscores at either end are kept, the first word is lowercased and each
     /// further word capitalised (`pizza_id` → `pizzaId`, `USER_NAME` → `userName`); a key without
     /// inner underscores is left as it is.
-    public static func foundationPropertyName(for key: String) -> String {
+    package static func foundationPropertyName(for key: String) -> String {
         guard let first = key.firstIndex(where: { $0 != "_" }),
               let last = key.lastIndex(where: { $0 != "_" })
         else { return key }
@@ -48,7 +68,7 @@ public enum KeyMapping {
 
     /// The payload key to write for a property name (the reverse rules): `userName` → `user_name`,
     /// `pizzaID` → `pizza_id`, `uid` → `id`.
-    public static func payloadKey(for property: String) -> String {
+    package static func payloadKey(for property: String) -> String {
         if property == "uid" { return "id" }
         var key = ""
         let characters = Array(property)

@@ -1,8 +1,18 @@
 import Foundation
 
 /// Decodes `Decodable` models from JSON with the seed's rules (seed 002), with no `CodingKeys` in
-/// the model: keys as in ``KeyMapping``, values converted as below, dates in a global format with a
+/// the model: keys by the rules below, values converted as below, dates in a global format with a
 /// per-call override.
+///
+/// Keys:
+/// - `user_name` → `userName` (snake case to camel case);
+/// - `OrderedPizzas` → `orderedPizzas` (a leading capital is lowered);
+/// - a last word `id` becomes `ID`: `pizza_id` → `pizzaID` (and `pizzaId` → `pizzaID`);
+/// - `id` is read for a property named `uid` when the payload has no `uid`;
+/// - a payload key equal to the property name always wins over a converted one;
+/// - a model written for `JSONDecoder`'s `.convertFromSnakeCase` works too: when no key converts
+///   by the rules above, a key that converts by Foundation's rule is read (`pizza_id` for a
+///   property `pizzaId`).
 ///
 /// Conversions (anything else is a ``ModelDecodingError`` naming the key path, never a silent zero):
 ///

@@ -25,15 +25,12 @@ struct ModelKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         for candidate in context.payloadKeys(for: name) {
             if let value = object[candidate] { return (candidate, value) }
         }
-        for (payloadKey, value) in object where context.propertyName(for: payloadKey) == name {
-            context.remember(payloadKey: payloadKey, for: name)
-            return (payloadKey, value)
-        }
-        for (payloadKey, value) in object where context.foundationPropertyName(for: payloadKey) == name {
-            context.remember(payloadKey: payloadKey, for: name)
-            return (payloadKey, value)
-        }
-        return name == "uid" ? object["id"].map { ("id", $0) } : nil
+        guard let payloadKey = KeyMapping.payloadKey(
+            for: name, among: object.keys, propertyName: context.propertyName(for:), foundationName: context.foundationPropertyName(for:)),
+            let value = object[payloadKey]
+        else { return nil }
+        if payloadKey != "id" || name != "uid" { context.remember(payloadKey: payloadKey, for: name) }
+        return (payloadKey, value)
     }
 
     private func child(_ value: JSONValue, _ key: Key) -> ModelValueDecoder {

@@ -37,15 +37,17 @@ public struct RetryPolicy: Sendable {
     public var sleeper: any RetrySleeper
 
     /// The failures (other than a status code) a policy can retry.
-    public enum RetryableFailure: Sendable, Hashable {
+    public struct RetryableFailure: Sendable, Hashable {
+        let classification: ErrorClassification
+
         /// The host refused the connection or could not be found.
-        case cannotConnect
+        public static let cannotConnect = RetryableFailure(classification: .cannotConnect)
         /// The connection broke before the whole answer arrived.
-        case connectionLost
+        public static let connectionLost = RetryableFailure(classification: .connectionLost)
         /// The request timed out.
-        case timedOut
+        public static let timedOut = RetryableFailure(classification: .timedOut)
         /// The device had no network connection.
-        case offline
+        public static let offline = RetryableFailure(classification: .offline)
     }
 
     /// Creates a policy.
@@ -96,12 +98,6 @@ public struct RetryPolicy: Sendable {
 
     /// Whether a failure classified as `classification` is worth another attempt.
     public func retries(_ classification: ErrorClassification) -> Bool {
-        switch classification {
-        case .cannotConnect: retryableFailures.contains(.cannotConnect)
-        case .connectionLost: retryableFailures.contains(.connectionLost)
-        case .timedOut: retryableFailures.contains(.timedOut)
-        case .offline: retryableFailures.contains(.offline)
-        default: false
-        }
+        retryableFailures.contains(RetryableFailure(classification: classification))
     }
 }

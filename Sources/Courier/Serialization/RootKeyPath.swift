@@ -1,16 +1,18 @@
 import Foundation
 
 /// A dotted key path to the part of a body a value is decoded from (`"object"`, `"data.items"`):
-/// seed 004's `firstKey`.
-struct RootKeyPath: Sendable {
+/// seed 004's `firstKey`. The one way a path is read, for `decoding(at:)` and store imports alike:
+/// split at every `.` (`"a..b"` has an empty key in the middle, as JSON allows), and `""` is the
+/// top level.
+package struct RootKeyPath: Sendable {
     /// The keys, outermost first.
-    let keys: [String]
+    package let keys: [String]
     /// The path as given.
-    let text: String
+    package let text: String
 
-    init(_ text: String) {
+    package init(_ text: String) {
         self.text = text
-        keys = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        keys = text.isEmpty ? [] : text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
     }
 
     /// The JSON value at the path.

@@ -10,19 +10,25 @@ import Foundation
 ///
 /// Use it per request (`request.decoder = XMLTreeDecoder()`) or per client.
 public struct XMLTreeDecoder: DataDecoder {
-    /// How element names map to property names.
-    public enum KeyDecoding: Sendable {
+    /// How element and attribute names map to property names: a value with static members.
+    public struct KeyDecoding: Sendable, Hashable {
+        let convertsKeys: Bool
+
         /// Names are used as they are.
-        case useDefaultKeys
-        /// `user_name` is read for `userName` (the same rule as `JSONDecoder.convertFromSnakeCase`).
-        case convertFromSnakeCase
+        public static let useDefaultKeys = KeyDecoding(convertsKeys: false)
+        /// The key rules of ``ModelDecoder``, the same for JSON and XML: `user_name` is read for
+        /// `userName`, `pizza_id` for `pizzaID` (and for `pizzaId`, Foundation's rule), `id` for `uid`.
+        public static let modelRules = KeyDecoding(convertsKeys: true)
+        /// The name this setting had before it followed ``modelRules``, which include
+        /// `JSONDecoder.convertFromSnakeCase`'s rule.
+        public static let convertFromSnakeCase = modelRules
     }
 
-    /// How element names map to property names; snake case by default.
+    /// How element names map to property names; ``KeyDecoding/modelRules`` by default.
     public var keyDecoding: KeyDecoding
 
     /// Creates a decoder.
-    public init(keyDecoding: KeyDecoding = .convertFromSnakeCase) { self.keyDecoding = keyDecoding }
+    public init(keyDecoding: KeyDecoding = .modelRules) { self.keyDecoding = keyDecoding }
 
     /// Parses `data` as XML and decodes `type` from its root element.
     public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
@@ -98,9 +104,9 @@ struct XMLKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     /// The element name for a key.
     private func name(_ key: Key) -> String {
-        guard decoder.keyDecoding == .convertFromSnakeCase else { return key.stringValue }
-        return decoder.node.children.first { Self.camelCase($0.name) == key.stringValue }?.name
-            ?? decoder.node.attributes.keys.first { Self.camelCase($0) == key.stringValue }
+        guard decoder.keyDecoding.convertsKeys else { return key.stringValue }
+        return KeyMapping.payloadKey(for: key.stringValue, among: decoder.node.children.lazy.map(\.name))
+            ?? KeyMapping.payloadKey(for: key.stringValue, among: decoder.node.attributes.keys)
             ?? key.stringValue
     }
 
@@ -116,7 +122,7 @@ struct XMLKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     var allKeys: [Key] {
         (decoder.node.children.map(\.name) + decoder.node.attributes.keys).compactMap {
-            Key(stringValue: decoder.keyDecoding == .convertFromSnakeCase ? Self.camelCase($0) : $0)
+            Key(stringValue: decoder.keyDecoding.convertsKeys ? KeyMapping.propertyName(for: $0) : $0)
         }
     }
 
@@ -146,13 +152,6 @@ struct XMLKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func superDecoder() throws -> any Decoder { decoder }
     func superDecoder(forKey key: Key) throws -> any Decoder { decoder.child(element(key) ?? XMLNode(name: key.stringValue), key: key) }
-
-    /// `user_name` → `userName`, as `JSONDecoder.convertFromSnakeCase` does.
-    static func camelCase(_ name: String) -> String {
-        let parts = name.split(separator: "_", omittingEmptySubsequences: true)
-        guard let first = parts.first, parts.count > 1 else { return name }
-        return String(first) + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
-    }
 }
 
 struct XMLUnkeyedContainer: UnkeyedDecodingContainer {

@@ -6,7 +6,7 @@ enum ImportSource {
     /// The objects at `root` (a dotted key path, `"data.items"`) of a JSON or XML body: each
     /// element of an array, or the one object.
     static func elements(of body: Data, contentType: String?, root: String?) throws -> [ImportElement] {
-        let path = root.map { $0.split(separator: ".").map(String.init) } ?? []
+        let path = root.map { RootKeyPath($0).keys } ?? []
         var kind = BodyKind(contentType: contentType, body: body)
         if kind == .text || kind == .binary { kind = BodyKind(sniffing: body) }
         switch kind {
