@@ -80,7 +80,7 @@ let package = Package(
         .target(
             name: "CourierDemo",
             dependencies: [
-                "Courier", "CourierAsyncHTTPClient", "CourierStore", "ImageStoreServer",
+                "Courier", "CourierAsyncHTTPClient", "CourierStore", "CourierTesting", "ImageStoreServer",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

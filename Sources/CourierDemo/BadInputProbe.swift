@@ -67,6 +67,7 @@ public enum BadInputProbe {
             $0.encoder = URLFormParameterEncoder()
         }
         request("query-infinity") { $0.query = ["score": .double(-.infinity)] }
+        request("get-with-body") { $0.body = .data(Data("x".utf8), contentType: "text/plain") }
         cases.append(Case(name: "download-timeout-infinity") { client, directory in
             var request = Request<Data>(.get, "echo")
             request.timeout = .infinity

@@ -24,6 +24,7 @@ struct BadInputTests {
         "json-infinity": ("encodingFailed", ["user.scores[1]", "inf"]),
         "form-nan": ("encodingFailed", ["score", "nan"]),
         "query-infinity": ("encodingFailed", ["score", "-inf"]),
+        "get-with-body": ("invalidRequest", ["GET request has a body"]),
         "download-timeout-infinity": ("invalidRequest", ["Request.timeout"]),
         "configuration-timeout-infinity": ("invalidRequest", ["ClientConfiguration.timeout", "inf"]),
         "configuration-timeout-negative": ("invalidRequest", ["ClientConfiguration.timeout", "-5"]),

@@ -81,4 +81,33 @@ import Testing
             }
         }
     }
+
+    /// Odd paths and query values reach the server the same way on both transports: encoded once,
+    /// dot segments resolved before sending (curl would resolve them, async-http-client would not),
+    /// the fragment never sent.
+    @Test(arguments: TransportKind.allCases)
+    func oddPathsAndQueriesAreSentTheSameOnBothTransports(kind: TransportKind) async throws {
+        let cases: [(path: String, query: Parameters, sentPath: String, sentQuery: String?)] = [
+            ("São Paulo/日本", [:], "/echo/S%C3%A3o%20Paulo/%E6%97%A5%E6%9C%AC", nil),
+            ("a b/100%/c%20d", [:], "/echo/a%20b/100%25/c%20d", nil),
+            ("x/../y/./z", [:], "/echo/y/z", nil),
+            ("x/..", [:], "/echo/", nil),
+            ("a/../../../echo/b", [:], "/echo/b", nil),
+            ("a//b/", [:], "/echo/a//b/", nil),
+            ("page#section", [:], "/echo/page", nil),
+            ("search?q=a b#frag", ["n": 1], "/echo/search", "q=a%20b&n=1"),
+            ("q", ["text": "a?b#c%d&e=f g+ü", "empty": "", "none": .null], "/echo/q", "empty=&none=&text=a%3Fb%23c%25d%26e%3Df%20g%2B%C3%BC"),
+            ("", [:], "/echo", nil),
+        ]
+        try await withServer { server in
+            try await kind.with { transport in
+                let client = server.client(transport, apiPath: "/echo/")
+                for item in cases {
+                    let echo = try await client.send(Request<EchoReply>(.get, item.path, query: item.query)).value
+                    #expect(echo.path == item.sentPath, "\(item.path)")
+                    #expect(echo.query == item.sentQuery, "\(item.path) \(item.query)")
+                }
+            }
+        }
+    }
 }

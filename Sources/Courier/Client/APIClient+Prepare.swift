@@ -23,6 +23,7 @@ extension APIClient {
         if let timeout = request.timeout { try RequestValidation.checkTimeout(timeout, "Request.timeout") }
         try RequestValidation.checkSize(request.maximumResponseSize, "Request.maximumResponseSize")
         if let policy = request.retryPolicy { try RequestValidation.checkRetryPolicy(policy, "Request.retryPolicy") }
+        try RequestValidation.checkBody(request.body, for: request.method)
         var query = request.query
         var body: EncodedBody?
         var stream: StreamedBody?

@@ -44,6 +44,17 @@ enum RequestValidation {
         }
     }
 
+    /// A `GET` or `HEAD` request carries no body (their parameters go in the URL): HTTP gives such
+    /// a body no meaning, and URLSession on Linux fails where async-http-client sends it.
+    static func checkBody(_ body: RequestBody, for method: HTTPMethod) throws(CourierError) {
+        guard method.encodesParametersInURL else { return }
+        switch body {
+        case .none, .parameters: return
+        default:
+            throw invalid("the \(method.rawValue) request has a body; \(method.rawValue) requests cannot carry one (their parameters go in the query): send it with POST, PUT or PATCH")
+        }
+    }
+
     /// A wire request as a hook returned it: method, headers, timeout, size.
     static func check(_ wire: TransportRequest, _ setting: String) throws(CourierError) {
         try checkMethod(wire.method)

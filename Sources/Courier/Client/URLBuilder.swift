@@ -7,7 +7,10 @@ import Foundation
 /// - A path that starts with `http://` or `https://` is used instead of the base URL and API path.
 /// - The API path and path are percent-encoded where they hold characters a path cannot (spaces,
 ///   non-ASCII, a stray `%`); valid `%XX` escapes are kept, so encoded input is not encoded twice.
-/// - A `?query` in the path is kept, and query parameters are appended after it.
+/// - A `?query` in the path is kept, and query parameters are appended after it; a `#fragment` is
+///   never sent.
+/// - `.` and `..` segments are resolved before sending, as browsers and curl do (`a/../b` → `b`),
+///   so both transports send the same path; `..` never climbs above the host.
 enum URLBuilder {
     /// The part of a URL that every request on one base URL and API path shares: the base URL
     /// without query, fragment or trailing slashes, joined to the percent-encoded API path. A
@@ -83,6 +86,7 @@ enum URLBuilder {
             if !prefix.text.isEmpty, !tail.isEmpty { text += "/" }
             text += tail
         }
+        text = Self.resolvingDotSegments(in: text)
         do {
             let encoded = try QueryStringEncoder.encode(query)
             if !encoded.isEmpty { queryParts.append(encoded) }
@@ -94,6 +98,45 @@ enum URLBuilder {
             text += part
         }
         return (text, schemeEnd != nil)
+    }
+
+    /// The URL text with the `.` and `..` segments of its path resolved (RFC 3986, 5.2.4), as a
+    /// browser or curl would before sending: both transports then send the same path
+    /// (async-http-client would send the segments as they are), and `..` never climbs above the
+    /// host. Text without such segments is returned as it is.
+    static func resolvingDotSegments(in text: String) -> String {
+        let utf8 = text.utf8
+        guard let separator = schemeSeparator(in: Substring(text)) else { return text }
+        let pathStart = utf8[separator.upperBound...].firstIndex(of: UInt8(ascii: "/")) ?? utf8.endIndex
+        let path = text[pathStart...]
+        // Most paths have no segment that starts with a dot: one pass over the bytes, no array.
+        var previous: UInt8 = 0
+        var mayHaveDotSegment = false
+        for byte in path.utf8 {
+            if previous == UInt8(ascii: "/"), byte == UInt8(ascii: ".") {
+                mayHaveDotSegment = true
+                break
+            }
+            previous = byte
+        }
+        guard mayHaveDotSegment, path.split(separator: "/", omittingEmptySubsequences: false).contains(where: { $0 == "." || $0 == ".." }) else {
+            return text
+        }
+        var kept: [Substring] = []
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        for (index, segment) in segments.enumerated() {
+            let isLast = index == segments.count - 1
+            switch segment {
+            case ".":
+                if isLast { kept.append("") }
+            case "..":
+                if !kept.isEmpty { kept.removeLast() }
+                if isLast { kept.append("") }
+            default:
+                kept.append(segment)
+            }
+        }
+        return String(text[..<pathStart]) + "/" + kept.joined(separator: "/")
     }
 
     /// The range of the first `://`, found byte by byte (the generic `firstRange(of:)` costs
