@@ -56,6 +56,8 @@ let package = Package(
             ]
         ),
         .target(name: "CourierTesting", dependencies: ["Courier"]),
+        // The code the DocC articles show, compiled; the tests run it against the sample server.
+        .target(name: "CourierExamples", dependencies: ["Courier", "CourierStore"]),
         .target(
             name: "CourierStore",
             dependencies: [
@@ -140,6 +142,7 @@ let package = Package(
                 "CourierTesting",
                 "CourierStore",
                 "CourierDemo",
+                "CourierExamples",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 "ImageStoreServer",
                 .product(name: "PropertyBased", package: "swift-property-based"),

@@ -7,17 +7,33 @@ import Testing
     static let root = ReadmeTests.root
     static let catalog = root.appendingPathComponent("Sources/Courier/Courier.docc")
 
-    /// The test sources, each as lines without their indentation.
+    /// The compiled sources the articles' code may come from (the examples target, and the tests
+    /// for the article on testing), each as lines without their indentation.
     static func testSources() throws -> [(name: String, lines: [String])] {
-        let folder = root.appendingPathComponent("Tests/CourierTests")
-        let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
         var sources: [(String, [String])] = []
-        while let url = enumerator?.nextObject() as? URL {
-            guard url.pathExtension == "swift", url.lastPathComponent != "DocumentationTests.swift" else { continue }
-            let text = try String(contentsOf: url, encoding: .utf8)
-            sources.append((url.lastPathComponent, text.components(separatedBy: "\n").map(Self.trimmed)))
+        for folder in ["Sources/CourierExamples", "Tests/CourierTests"] {
+            let enumerator = FileManager.default.enumerator(at: root.appendingPathComponent(folder), includingPropertiesForKeys: nil)
+            while let url = enumerator?.nextObject() as? URL {
+                guard url.pathExtension == "swift", url.lastPathComponent != "DocumentationTests.swift" else { continue }
+                let text = try String(contentsOf: url, encoding: .utf8)
+                sources.append((url.lastPathComponent, text.components(separatedBy: "\n").map(Self.trimmed)))
+            }
         }
         return sources
+    }
+
+    /// Articles show code a user writes: no test checks, test helpers or the package's own lock,
+    /// except the article about testing.
+    @Test func articlesShowNoTestCodeButInTheArticleOnTesting() throws {
+        let articles = try FileManager.default.contentsOfDirectory(at: Self.catalog, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "md" && $0.lastPathComponent != "TestingWithCourierTesting.md" }
+        for article in articles {
+            let code = try String(contentsOf: article, encoding: .utf8).components(separatedBy: "```swift\n").dropFirst()
+                .map { $0.components(separatedBy: "\n```")[0] }.joined(separator: "\n")
+            for helper in ["#expect", "#require", "Issue.record", "Locked", "Recorder", "SeedFixtures", "server.client", "withServer"] {
+                #expect(!code.contains(helper), "\(article.lastPathComponent) shows \(helper)")
+            }
+        }
     }
 
     static func trimmed(_ line: String) -> String { String(line.drop { $0 == " " }) }

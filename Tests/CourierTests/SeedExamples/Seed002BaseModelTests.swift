@@ -1,3 +1,4 @@
+@testable import CourierExamples
 import Courier
 import Foundation
 import ImageStoreServer

@@ -1,3 +1,4 @@
+@testable import CourierExamples
 import Courier
 import Foundation
 
@@ -33,24 +34,10 @@ enum SeedFixtures {
     }
     """#
 
-    /// The seed's `Pizza : BaseModel`: `NSNumber *numberOfIngredients` (nullable) is `Int?`.
-    struct Pizza: Codable, Sendable, Equatable {
-        var pizzaID: Int
-        var name: String
-        var numberOfIngredients: Int?
-    }
-
-    /// The seed's `User : BaseModel`; the seed's `@protocol Pizza` for the array's element class is
-    /// the array's element type, which Swift keeps after compilation.
-    struct User: Codable, Sendable, Identified {
-        var uid: Int
-        var userName: String
-        var email: String
-        var isFirstLogin: Bool
-        var registerDate: Date
-        var favoritePizza: Pizza
-        var orderedPizzas: [Pizza]
-    }
+    /// The seed's `Pizza : BaseModel` and `User : BaseModel`, as the migration article shows them
+    /// (compiled in `CourierExamples`).
+    typealias Pizza = CourierExamples.Pizza
+    typealias User = CourierExamples.User
 
     /// 2015-08-21 15:45:45 UTC, the seed's `register_date` read in ``ModelDecoder``'s default time zone.
     static let registerDate = Date(timeIntervalSince1970: 1_440_171_945)
