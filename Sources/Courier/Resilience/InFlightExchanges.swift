@@ -54,13 +54,13 @@ package final class InFlightExchanges: Sendable {
             if let current = state.exchanges[key], let place = current.reserve(observer: observer) {
                 return (current, place, false, ready)
             }
-            let fresh = SharedExchange(first: observer)
+            let fresh = SharedExchange(key: key, table: self, first: observer)
             state.exchanges[key] = fresh
             return (fresh, 0, true, ready)
         }
         if !ready.isEmpty { ready.forEach { $0.continuation.resume() } }
         if leads {
-            exchange.start(make(exchange.fanOut(for: observer))) { self.remove(exchange, for: key) }
+            exchange.start(make(exchange.fanOut(for: observer)))
         }
         let response = try await exchange.wait(in: place)
         return (response, !leads)
@@ -101,9 +101,10 @@ package final class InFlightExchanges: Sendable {
         }
     }
 
-    private func remove(_ exchange: SharedExchange, for key: ExchangeKey) {
+    /// Takes `exchange` out of the table, once it has ended.
+    func remove(_ exchange: SharedExchange) {
         let ready = state.withLock { state in
-            if state.exchanges[key] === exchange { state.exchanges[key] = nil }
+            if state.exchanges[exchange.key] === exchange { state.exchanges[exchange.key] = nil }
             return state.probe == nil ? [] : state.takeReady()
         }
         ready.forEach { $0.continuation.resume() }

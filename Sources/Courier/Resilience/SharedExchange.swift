@@ -36,14 +36,21 @@ final class SharedExchange: Sendable {
     }
 
     private let state: Locked<State>
+    /// The table the exchange leaves when it ends, and its key there (kept here rather than in a
+    /// completion closure: one allocation less per exchange).
+    private let table: InFlightExchanges
+    let key: ExchangeKey
 
-    /// An exchange whose first place, number 0, is taken by a caller with `observer`.
-    init(first observer: TransferObserver) {
+    /// An exchange for `key` in `table`, whose first place, number 0, is taken by a caller with
+    /// `observer`.
+    init(key: ExchangeKey, table: InFlightExchanges, first observer: TransferObserver) {
         var state = State()
         state.places.append(Place(id: 0, observer: observer))
         state.nextID = 1
         state.reportsDownload = observer.download != nil
         self.state = Locked(state)
+        self.key = key
+        self.table = table
     }
 
     /// Takes a place for a caller about to wait, with the observer its progress goes to from now
@@ -75,11 +82,12 @@ final class SharedExchange: Sendable {
         return observer
     }
 
-    /// Starts `exchange`; `finished` runs once it has ended and its callers have their outcome.
-    func start(_ exchange: RedirectingExchange, finished: @escaping @Sendable () -> Void) {
+    /// Starts `exchange`; once it has ended and its callers have their outcome, the exchange
+    /// leaves the table.
+    func start(_ exchange: RedirectingExchange) {
         exchange.start { result in
             self.complete(with: result)
-            finished()
+            self.table.remove(self)
         }
         // Keep the exchange for when the last caller leaves, or stop it now if everyone has left;
         // not when it already ended (a transport that completed before it returned).
