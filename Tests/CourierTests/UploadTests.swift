@@ -1,4 +1,5 @@
 import Courier
+import CourierAsyncHTTPClient
 import Crypto
 import Foundation
 import ImageStoreServer
@@ -142,6 +143,35 @@ import Testing
                 #expect(larger.data.count == 200_000)
             }
         }
+    }
+
+    /// Streamed uploads (a file part), uploads with progress and downloads to a file give their
+    /// connection back to async-http-client's pool: ten of each in a row through a pool of two
+    /// connections, then a plain request, all within a short connect timeout. (An attempt to
+    /// stream through async-http-client's `StreamWriter` kept one pooled connection per upload.)
+    @Test func streamedExchangesGiveTheirConnectionBack() async throws {
+        var configuration = AsyncHTTPClientTransport.Configuration()
+        configuration.maximumConnectionsPerHost = 2
+        configuration.connectTimeout = .seconds(2)
+        let transport = AsyncHTTPClientTransport(configuration: configuration)
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        let file = directory.url.appendingPathComponent("part.bin")
+        try Data(repeating: 7, count: 1 << 20).write(to: file)
+        try await withServer { server in
+            let client = server.client(transport)
+            for round in 0..<10 {
+                let upload = try await client.send(Request<JSONValue>.upload("uploads/raw", parts: [.file("file", file)]))
+                #expect(upload.value["size"]?.intValue ?? 0 > 1 << 20, "upload \(round)")
+                var withProgress = Request<JSONValue>(.post, "uploads/raw", body: .data(Data(repeating: 1, count: 300_000), contentType: "application/octet-stream"))
+                withProgress.uploadProgress = { _ in }
+                _ = try await client.send(withProgress)
+                let target = directory.url.appendingPathComponent("download-\(round).bin")
+                _ = try await client.download(Request<Data>(.get, "bytes/200000"), to: target)
+            }
+            #expect(try await client.send(Request<Data>(.get, "sample")).statusCode == 200)
+        }
+        try await transport.shutdown()
     }
 
     /// With nothing set, an in-memory body is bounded (64 MiB), and a download to a file is not
