@@ -68,6 +68,13 @@ public enum BadInputProbe {
         }
         request("query-infinity") { $0.query = ["score": .double(-.infinity)] }
         request("get-with-body") { $0.body = .data(Data("x".utf8), contentType: "text/plain") }
+        cases.append(Case(name: "model-date-infinity") { client, _ in
+            // A model with a date no text can hold, through ModelEncoder's fixed date format.
+            var configuration = client.configuration
+            configuration.encoder = ModelEncoder()
+            let encoding = APIClient(configuration: configuration, transport: client.transport)
+            _ = try await encoding.send(Request<Data>(.post, "echo", body: .json(Stamp(at: Date(timeIntervalSince1970: .infinity)))))
+        })
         cases.append(Case(name: "download-timeout-infinity") { client, directory in
             var request = Request<Data>(.get, "echo")
             request.timeout = .infinity
@@ -125,6 +132,11 @@ public enum BadInputProbe {
         ("configuration-freshness-nan", { $0.cacheFreshness = .age(.nan) }),
         ("configuration-retry-attempts-zero", { $0.retryPolicy.maximumAttempts = 0 }),
     ]
+
+    /// A model with a date.
+    struct Stamp: Codable, Sendable {
+        let at: Date
+    }
 
     /// A hook that adds a header with a line break to every request.
     final class HeaderAddingDelegate: APIClientDelegate {

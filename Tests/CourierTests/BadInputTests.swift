@@ -25,6 +25,7 @@ struct BadInputTests {
         "form-nan": ("encodingFailed", ["score", "nan"]),
         "query-infinity": ("encodingFailed", ["score", "-inf"]),
         "get-with-body": ("invalidRequest", ["GET request has a body"]),
+        "model-date-infinity": ("encodingFailed", ["date", "cannot be written"]),
         "download-timeout-infinity": ("invalidRequest", ["Request.timeout"]),
         "configuration-timeout-infinity": ("invalidRequest", ["ClientConfiguration.timeout", "inf"]),
         "configuration-timeout-negative": ("invalidRequest", ["ClientConfiguration.timeout", "-5"]),

@@ -55,7 +55,7 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<1_000 {
             let date = Date(timeIntervalSince1970: Double(Int64.random(in: -3_000_000_000_000...4_000_000_000_000, using: &generator)) / 1_000)
-            let text = format.string(from: date, timeZone: TimeZone(secondsFromGMT: 0)!)
+            let text = try #require(format.string(from: date, timeZone: TimeZone(secondsFromGMT: 0)!))
             #expect(format.date(from: text, timeZone: TimeZone(secondsFromGMT: 0)!) == date, "\(text)")
         }
     }

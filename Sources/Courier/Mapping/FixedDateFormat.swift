@@ -80,9 +80,15 @@ package struct FixedDateFormat: Sendable, Hashable {
         return Date(timeIntervalSince1970: local - Double(timeZone.secondsFromGMT(for: guess)))
     }
 
-    /// `date` written in the pattern, in `timeZone`.
-    package func string(from date: Date, timeZone: TimeZone) -> String {
+    /// The widest span of seconds from 1970 a date is written for (about 31,700 years either
+    /// way): well inside what whole milliseconds in an `Int` can hold.
+    package static let writableSeconds: ClosedRange<Double> = -1e12...1e12
+
+    /// `date` written in the pattern, in `timeZone`; `nil` for a date outside
+    /// ``writableSeconds`` (an infinite or NaN interval among them), which has no such text.
+    package func string(from date: Date, timeZone: TimeZone) -> String? {
         let local = date.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: date))
+        guard Self.writableSeconds.contains(local) else { return nil }  // NaN is in no range
         let totalMilliseconds = Int((local * 1_000).rounded())
         let whole = Int((Double(totalMilliseconds) / 1_000).rounded(.down))
         let millisecond = totalMilliseconds - whole * 1_000

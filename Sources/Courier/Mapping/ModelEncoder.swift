@@ -67,8 +67,11 @@ final class ModelEncodingContext {
         fixedFormat = FixedDateFormat(dateFormat)
     }
 
-    func string(from date: Date) -> String {
+    /// The date in the format; `nil` for one that has no text (an infinite or NaN interval, or
+    /// one beyond ``FixedDateFormat/writableSeconds``).
+    func string(from date: Date) -> String? {
         if let fixedFormat { return fixedFormat.string(from: date, timeZone: timeZone) }
+        guard FixedDateFormat.writableSeconds.contains(date.timeIntervalSince1970) else { return nil }
         return formatter.string(from: date)
     }
 }
@@ -138,7 +141,11 @@ struct ModelValueEncoder: Encoder {
         switch value {
         case let text as String: slot.node = .leaf(.string(text))
         case let flag as Bool: slot.node = .leaf(.bool(flag))
-        case let date as Date: slot.node = .leaf(.string(context.string(from: date)))
+        case let date as Date:
+            guard let text = context.string(from: date) else {
+                throw EncodingError.invalidValue(date, .init(codingPath: codingPath, debugDescription: "the date \(date.timeIntervalSince1970) seconds from 1970 cannot be written"))
+            }
+            slot.node = .leaf(.string(text))
         case let url as URL: slot.node = .leaf(.string(url.absoluteString))
         case let data as Data: slot.node = .leaf(.string(data.base64EncodedString()))
         case let number as Double: slot.node = .leaf(Self.number(number))
