@@ -4,9 +4,9 @@ import Foundation
 /// One random request and client configuration for the public-API fuzz: what a test generates
 /// and a `courier fuzz-probe` process sends. Numbers are kept as bit patterns, so NaN and the
 /// infinities survive the JSON file between the two.
-public struct FuzzCase: Codable, Sendable {
+package struct FuzzCase: Codable, Sendable {
     /// A parameter value.
-    public enum Value: Codable, Sendable {
+    package enum Value: Codable, Sendable {
         case string(String)
         case int(Int)
         case double(bits: UInt64)
@@ -27,27 +27,36 @@ public struct FuzzCase: Codable, Sendable {
     }
 
     /// The request's body.
-    public enum Body: Codable, Sendable {
+    package enum Body: Codable, Sendable {
         case parameters([String: Value], form: Bool)
         case raw([UInt8], contentType: String)
     }
 
-    public var method: String
-    public var path: String
-    public var query: [String: Value]
-    public var headers: [[String]]
+    /// The method's token, as the app would write it.
+    package var method: String
+    /// The request path.
+    package var path: String
+    /// The query parameters.
+    package var query: [String: Value]
+    /// Header name and value pairs.
+    package var headers: [[String]]
     /// A timeout's bit pattern, when the request sets one.
-    public var timeoutBits: UInt64?
-    public var maximumResponseSize: Int64?
-    public var body: Body?
+    package var timeoutBits: UInt64?
+    /// The request's response size limit, when it sets one.
+    package var maximumResponseSize: Int64?
+    /// The body, when there is one.
+    package var body: Body?
     /// The client's timeout, as a bit pattern.
-    public var clientTimeoutBits: UInt64
-    public var clientHeaders: [[String]]
-    public var retryAttempts: Int
-    public var maximumRedirects: Int
+    package var clientTimeoutBits: UInt64
+    /// The client's default headers, as name and value pairs.
+    package var clientHeaders: [[String]]
+    /// The client's retry policy's attempts.
+    package var retryAttempts: Int
+    /// The client's redirect limit.
+    package var maximumRedirects: Int
 
     /// Creates a case.
-    public init(
+    package init(
         method: String, path: String, query: [String: Value], headers: [[String]], timeoutBits: UInt64?,
         maximumResponseSize: Int64?, body: Body?, clientTimeoutBits: UInt64, clientHeaders: [[String]],
         retryAttempts: Int, maximumRedirects: Int

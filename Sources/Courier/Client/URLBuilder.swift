@@ -141,7 +141,7 @@ enum URLBuilder {
 
     /// The range of the first `://`, found byte by byte (the generic `firstRange(of:)` costs
     /// microseconds per call).
-    private static func schemeSeparator(in text: Substring) -> Range<Substring.Index>? {
+    static func schemeSeparator(in text: Substring) -> Range<Substring.Index>? {
         let utf8 = text.utf8
         var index = utf8.startIndex
         while let colon = utf8[index...].firstIndex(of: UInt8(ascii: ":")) {

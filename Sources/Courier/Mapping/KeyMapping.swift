@@ -13,7 +13,7 @@ package enum KeyMapping {
     /// the property, a key that converts to it by the seed's rules, one that converts by
     /// Foundation's, `id` for `uid`. The one key rule of JSON models, XML models and store imports;
     /// `propertyName` and `foundationName` let a decoder remember conversions.
-    package static func payloadKey(
+    package static func matchingKey(
         for property: String, among keys: some Sequence<String>,
         propertyName: (String) -> String = propertyName(for:), foundationName: (String) -> String = foundationPropertyName(for:)
     ) -> String? {

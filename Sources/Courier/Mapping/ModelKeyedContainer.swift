@@ -25,7 +25,7 @@ struct ModelKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         for candidate in context.payloadKeys(for: name) {
             if let value = object[candidate] { return (candidate, value) }
         }
-        guard let payloadKey = KeyMapping.payloadKey(
+        guard let payloadKey = KeyMapping.matchingKey(
             for: name, among: object.keys, propertyName: context.propertyName(for:), foundationName: context.foundationPropertyName(for:)),
             let value = object[payloadKey]
         else { return nil }

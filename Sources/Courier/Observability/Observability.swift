@@ -30,7 +30,7 @@ struct Observability: Sendable {
         propagation = configuration.traceContextPropagation
         apiOrigin = configuration.baseURL.origin
         let base = configuration.baseURL.absoluteString
-        let authorityStart = base.range(of: "://")?.upperBound ?? base.startIndex
+        let authorityStart = URLBuilder.schemeSeparator(in: Substring(base))?.upperBound ?? base.startIndex
         let pathStart = base[authorityStart...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? base.endIndex
         apiPrefix = base[..<pathStart] + "/"
     }

@@ -105,8 +105,8 @@ struct XMLKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// The element name for a key.
     private func name(_ key: Key) -> String {
         guard decoder.keyDecoding.convertsKeys else { return key.stringValue }
-        return KeyMapping.payloadKey(for: key.stringValue, among: decoder.node.children.lazy.map(\.name))
-            ?? KeyMapping.payloadKey(for: key.stringValue, among: decoder.node.attributes.keys)
+        return KeyMapping.matchingKey(for: key.stringValue, among: decoder.node.children.lazy.map(\.name))
+            ?? KeyMapping.matchingKey(for: key.stringValue, among: decoder.node.attributes.keys)
             ?? key.stringValue
     }
 
