@@ -28,7 +28,6 @@ extension APIClient {
             record.statusCode = response.statusCode
             if let head = response.headersReceivedAt, head >= started { record.metrics.timeToFirstByte = head - started }
         }
-        if record.span != nil { record.attemptURL = wire.url }
         guard let metrics = observability.metrics else { return }
         // A joined request sent nothing: it counts as a join, not as a request.
         if !joined { metrics.count(series(.requests, record, status: response?.statusCode ?? 0)) }
@@ -95,7 +94,8 @@ extension APIClient {
     private static func write(_ record: RequestRecord, to attributes: inout SpanAttributes) {
         attributes["http.request.method"] = record.method.rawValue
         if let id = record.requestID { attributes["courier.request_id"] = id.description }
-        if let url = record.attemptURL {
+        // The last attempt's URL: the request handed to the transport, once one was.
+        if record.metrics.attempts > 0, let url = record.sent?.url {
             attributes["url.full"] = url.redactedForTelemetry
             attributes["server.address"] = url.host ?? ""
             attributes["server.port"] = url.port ?? (url.scheme == "https" ? 443 : 80)

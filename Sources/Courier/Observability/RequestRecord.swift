@@ -16,6 +16,4 @@ struct RequestRecord: Sendable {
     var sent: TransportRequest?
     /// The request's id, for the span.
     var requestID: RequestID?
-    /// The URL of the last attempt, for the span (its attributes are written once, at the end).
-    var attemptURL: URL?
 }
