@@ -1,0 +1,204 @@
+import Courier
+import Foundation
+
+/// Recorded HTTP exchanges in a HAR 1.2 file, which ``RecordingTransport`` writes and replays
+/// and ``ReplayTransport`` replays.
+///
+/// ```swift
+/// let cassette = try Cassette(file: fixtures.appendingPathComponent("images.har"))  // mode .once
+/// let transport = RecordingTransport(wrapping: URLSessionTransport())
+/// let client = APIClient(baseURL: baseURL, transport: transport)
+/// try await cassette.use {
+///     let images = try await client.send(Request<[Image]>(.get, "images"))
+/// }
+/// ```
+///
+/// The first run sends the requests and writes the file; later runs answer from it, with the
+/// server stopped. Secrets are redacted before anything is written (``CassetteRedaction``). The
+/// file is HAR, which browsers, mitmproxy, Charles and Proxyman read and write: a HAR exported
+/// from one of them replays too.
+///
+/// A cassette is chosen per task with ``use(_:)`` (a task-local value), so parallel tests sharing
+/// one transport each use their own. A transport can also be given one cassette for good.
+public final class Cassette: Sendable {
+    /// The HAR file.
+    public let file: URL
+    /// When the network is used and what is written.
+    public let mode: RecordMode
+    /// How requests find their recorded answers.
+    public let matching: CassetteMatching
+
+    private struct State {
+        var entries: [CassetteEntry]
+        var used: [Bool]
+        var redactor: Redactor
+    }
+
+    private let state: Locked<State>
+    /// Whether every request goes to the network and is recorded (a new cassette in mode `once`;
+    /// mode `all`).
+    private let recordsEverything: Bool
+
+    /// Opens the cassette at `file`: reads it unless `mode` is ``RecordMode/all``.
+    ///
+    /// Throws a ``CourierError/Kind/cassetteInvalid`` error when the file is there but is not a
+    /// HAR file Courier can replay, or when it is missing in mode ``RecordMode/none``.
+    public init(
+        file: URL, mode: RecordMode = .once, matching: CassetteMatching = .methodAndURL, redaction: CassetteRedaction = .standard
+    ) throws(CourierError) {
+        self.file = file
+        self.mode = mode
+        self.matching = matching
+        let exists = FileManager.default.fileExists(atPath: file.path)
+        var entries: [CassetteEntry] = []
+        if exists, mode != .all {
+            entries = try Self.read(file)
+        } else if !exists, mode == .none {
+            throw CourierError(
+                .cassetteInvalid,
+                "There is no cassette at \(file.path), and its mode is none (replay only). Record it first with mode once or all.")
+        }
+        recordsEverything = mode == .all || (mode == .once && !exists)
+        var redactor = Redactor(rules: redaction)
+        if !redaction.headers.isEmpty || !redaction.queryParameters.isEmpty || !redaction.bodyFields.isEmpty {
+            entries = entries.map { entry in
+                var entry = entry
+                entry.request = redactor.redact(entry.request)
+                return entry
+            }
+        }
+        state = Locked(State(entries: entries, used: Array(repeating: false, count: entries.count), redactor: redactor))
+    }
+
+    /// The cassette of the current task, set by ``use(_:)``; transports made without a cassette use it.
+    @TaskLocal public static var current: Cassette?
+
+    /// Runs `body` with this cassette as the current task's (``current``): the requests it and its
+    /// child tasks send through a ``RecordingTransport`` or ``ReplayTransport`` made without a
+    /// cassette of their own are recorded here or answered from here.
+    public func use<T>(_ body: () async throws -> T) async rethrows -> T {
+        try await Cassette.$current.withValue(self) { try await body() }
+    }
+
+    /// The number of entries: the ones read from the file and the ones recorded since.
+    public var entryCount: Int { state.withLock { $0.entries.count } }
+
+    /// The number of entries no request has been answered with yet (a test can require 0, so that
+    /// a request the app stopped making does not go unnoticed).
+    public var unusedEntryCount: Int { state.withLock { $0.used.count { !$0 } } }
+
+    // MARK: Answers
+
+    /// What to do with a request.
+    enum Plan: Sendable {
+        case replay(CassetteEntry, redactedURL: URL)
+        case record
+        case miss(CourierError)
+    }
+
+    /// Finds the answer to `request`. `canRecord` is `false` for a ``ReplayTransport``.
+    func plan(for request: TransportRequest, canRecord: Bool) -> Plan {
+        state.withLock { state in
+            let redacted = state.redactor.redact(request)
+            if canRecord, recordsEverything { return .record }
+            let candidates = state.entries.indices.filter { matching.differences(between: redacted, and: state.entries[$0].request).isEmpty }
+            if let index = candidates.first(where: { !state.used[$0] }) {
+                state.used[index] = true
+                return .replay(state.entries[index], redactedURL: redacted.url)
+            }
+            if let last = candidates.last, matching.repeatsLastAnswer {
+                return .replay(state.entries[last], redactedURL: redacted.url)
+            }
+            if canRecord, mode == .newEpisodes { return .record }
+            return .miss(missError(redacted, answered: candidates.count, entries: state.entries))
+        }
+    }
+
+    /// Records an exchange and writes the file.
+    func record(
+        _ request: TransportRequest, response: TransportResponse, started: Date, duration: Duration
+    ) throws(CourierError) {
+        var request = request
+        if request.body == nil, let stream = request.bodyStream { request.body = try? stream.collect() }
+        var body = response.body
+        if let bodyFile = response.bodyFile {
+            do {
+                body = try Data(contentsOf: bodyFile)
+            } catch {
+                throw CourierError(.cassetteInvalid, "The download to \(bodyFile.path) could not be read back to record it: \(error)", underlyingError: error)
+            }
+        }
+        let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        let waited = (milliseconds * 1000).rounded() / 1000
+        state.withLock { state in
+            var headers = response.headers
+            let redacted = state.redactor.replaceNamed(in: request)
+            state.redactor.replaceNamed(in: &headers, body: &body)
+            var sent = state.redactor.scrub(redacted)
+            sent.bodyStream = nil
+            if sent.body?.isEmpty == true { sent.body = nil }
+            let entry = CassetteEntry(
+                request: sent, status: response.statusCode, statusText: HTTPStatusText.phrase(for: response.statusCode),
+                headers: state.redactor.scrub(headers), body: state.redactor.scrub(body),
+                startedDateTime: Self.timestamp(started), timings: HARTimings(wait: waited), time: waited)
+            state.entries.append(entry)
+            state.used.append(true)
+        }
+        try write()
+    }
+
+    // MARK: The file
+
+    /// Writes every entry to ``file``: pretty-printed, keys sorted, replaced atomically.
+    private func write() throws(CourierError) {
+        try state.withLock { (state) throws(CourierError) in
+            let document = HARDocument(log: HARLog(entries: state.entries.map(\.har)))
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            do {
+                try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                var data = try encoder.encode(document)
+                data.append(UInt8(ascii: "\n"))
+                try data.write(to: file, options: .atomic)
+            } catch {
+                throw CourierError(.cassetteInvalid, "The cassette \(file.path) could not be written: \(error)", underlyingError: error)
+            }
+        }
+    }
+
+    private static func read(_ file: URL) throws(CourierError) -> [CassetteEntry] {
+        let document: HARDocument
+        do {
+            document = try JSONDecoder().decode(HARDocument.self, from: Data(contentsOf: file))
+        } catch let error as DecodingError {
+            throw CourierError(.cassetteInvalid, "The cassette \(file.path) is not a HAR file Courier can read: \(Self.describe(error))", underlyingError: error)
+        } catch {
+            throw CourierError(.cassetteInvalid, "The cassette \(file.path) cannot be read: \(error)", underlyingError: error)
+        }
+        var entries: [CassetteEntry] = []
+        for (index, entry) in document.log.entries.enumerated() { entries.append(try CassetteEntry(entry, index: index, file: file)) }
+        return entries
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "\(Self.path(context.codingPath + [key])) is missing."
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return "\(Self.path(context.codingPath)): \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+
+    private static func path(_ keys: [any CodingKey]) -> String {
+        keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(in: CharacterSet(charactersIn: "."))
+    }
+
+    /// `date` as HAR writes it: ISO 8601 in UTC with milliseconds.
+    private static func timestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,233 @@
+import Foundation
+
+/// The HAR 1.2 document a cassette is saved as (http://www.softwareishard.com/blog/har-12-spec/):
+/// the fields Courier writes and reads. Reading is lenient, so HAR files written by browsers,
+/// proxies and mitmproxy load too: a field that is missing takes its empty value.
+struct HARDocument: Codable, Sendable {
+    var log: HARLog
+}
+
+/// `log`: the creator and the entries, one per exchange.
+struct HARLog: Codable, Sendable {
+    var version: String
+    var creator: HARCreator
+    var entries: [HAREntry]
+
+    init(entries: [HAREntry]) {
+        version = "1.2"
+        creator = HARCreator(name: "Courier", version: HARCreator.courierVersion)
+        self.entries = entries
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decodeIfPresent(String.self, forKey: .version) ?? "1.2"
+        creator = try container.decodeIfPresent(HARCreator.self, forKey: .creator) ?? HARCreator(name: "", version: "")
+        entries = try container.decode([HAREntry].self, forKey: .entries)
+    }
+}
+
+/// `log.creator`.
+struct HARCreator: Codable, Sendable {
+    /// The version written into cassettes Courier records.
+    static let courierVersion = "0.1"
+
+    var name: String
+    var version: String
+}
+
+/// A name and a value: a header, a query parameter or a cookie.
+struct HARPair: Codable, Sendable, Equatable {
+    var name: String
+    var value: String
+}
+
+/// `log.entries[]`: one request and its response.
+struct HAREntry: Codable, Sendable {
+    var startedDateTime: String
+    /// Milliseconds, the sum of ``timings``.
+    var time: Double
+    var request: HARRequest
+    var response: HARResponse
+    var cache: HARCache
+    var timings: HARTimings
+
+    init(startedDateTime: String, time: Double, request: HARRequest, response: HARResponse, timings: HARTimings) {
+        self.startedDateTime = startedDateTime
+        self.time = time
+        self.request = request
+        self.response = response
+        cache = HARCache()
+        self.timings = timings
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        startedDateTime = try container.decodeIfPresent(String.self, forKey: .startedDateTime) ?? ""
+        time = try container.decodeIfPresent(Double.self, forKey: .time) ?? 0
+        request = try container.decode(HARRequest.self, forKey: .request)
+        response = try container.decode(HARResponse.self, forKey: .response)
+        cache = HARCache()
+        timings = try container.decodeIfPresent(HARTimings.self, forKey: .timings) ?? HARTimings(wait: time)
+    }
+}
+
+/// `entry.request`.
+struct HARRequest: Codable, Sendable {
+    var method: String
+    var url: String
+    var httpVersion: String
+    var cookies: [HARPair]
+    var headers: [HARPair]
+    var queryString: [HARPair]
+    var postData: HARPostData?
+    var headersSize: Int
+    var bodySize: Int
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        method = try container.decode(String.self, forKey: .method)
+        url = try container.decode(String.self, forKey: .url)
+        httpVersion = try container.decodeIfPresent(String.self, forKey: .httpVersion) ?? "HTTP/1.1"
+        cookies = (try? container.decodeIfPresent([HARPair].self, forKey: .cookies)) ?? []
+        headers = try container.decodeIfPresent([HARPair].self, forKey: .headers) ?? []
+        queryString = (try? container.decodeIfPresent([HARPair].self, forKey: .queryString)) ?? []
+        postData = try container.decodeIfPresent(HARPostData.self, forKey: .postData)
+        headersSize = try container.decodeIfPresent(Int.self, forKey: .headersSize) ?? -1
+        bodySize = try container.decodeIfPresent(Int.self, forKey: .bodySize) ?? -1
+    }
+
+    init(
+        method: String, url: String, cookies: [HARPair], headers: [HARPair], queryString: [HARPair], postData: HARPostData?,
+        bodySize: Int
+    ) {
+        self.method = method
+        self.url = url
+        httpVersion = "HTTP/1.1"
+        self.cookies = cookies
+        self.headers = headers
+        self.queryString = queryString
+        self.postData = postData
+        headersSize = -1
+        self.bodySize = bodySize
+    }
+}
+
+/// `request.postData`. HAR 1.2 has no encoding for it: a body that is not UTF-8 text is written
+/// base64-encoded in the extension field `_base64`, with `text` empty.
+struct HARPostData: Codable, Sendable {
+    var mimeType: String
+    var params: [HARPair]
+    var text: String
+    var base64: String?
+
+    enum CodingKeys: String, CodingKey {
+        case mimeType, params, text
+        case base64 = "_base64"
+    }
+
+    init(mimeType: String, text: String, base64: String?) {
+        self.mimeType = mimeType
+        params = []
+        self.text = text
+        self.base64 = base64
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        mimeType = try container.decodeIfPresent(String.self, forKey: .mimeType) ?? ""
+        params = (try? container.decodeIfPresent([HARPair].self, forKey: .params)) ?? []
+        text = try container.decodeIfPresent(String.self, forKey: .text) ?? ""
+        base64 = try container.decodeIfPresent(String.self, forKey: .base64)
+    }
+}
+
+/// `entry.response`.
+struct HARResponse: Codable, Sendable {
+    var status: Int
+    var statusText: String
+    var httpVersion: String
+    var cookies: [HARPair]
+    var headers: [HARPair]
+    var content: HARContent
+    var redirectURL: String
+    var headersSize: Int
+    var bodySize: Int
+
+    init(status: Int, cookies: [HARPair], headers: [HARPair], content: HARContent, redirectURL: String) {
+        self.status = status
+        statusText = HTTPStatusText.phrase(for: status)
+        httpVersion = "HTTP/1.1"
+        self.cookies = cookies
+        self.headers = headers
+        self.content = content
+        self.redirectURL = redirectURL
+        headersSize = -1
+        bodySize = content.size
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        status = try container.decode(Int.self, forKey: .status)
+        statusText = try container.decodeIfPresent(String.self, forKey: .statusText) ?? ""
+        httpVersion = try container.decodeIfPresent(String.self, forKey: .httpVersion) ?? "HTTP/1.1"
+        cookies = (try? container.decodeIfPresent([HARPair].self, forKey: .cookies)) ?? []
+        headers = try container.decodeIfPresent([HARPair].self, forKey: .headers) ?? []
+        content = try container.decodeIfPresent(HARContent.self, forKey: .content) ?? HARContent(size: 0, mimeType: "", text: "", encoding: nil)
+        redirectURL = try container.decodeIfPresent(String.self, forKey: .redirectURL) ?? ""
+        headersSize = try container.decodeIfPresent(Int.self, forKey: .headersSize) ?? -1
+        bodySize = try container.decodeIfPresent(Int.self, forKey: .bodySize) ?? -1
+    }
+}
+
+/// `response.content`: the body, as text or (`encoding: "base64"`) as base64 text.
+struct HARContent: Codable, Sendable {
+    var size: Int
+    var mimeType: String
+    var text: String
+    var encoding: String?
+
+    init(size: Int, mimeType: String, text: String, encoding: String?) {
+        self.size = size
+        self.mimeType = mimeType
+        self.text = text
+        self.encoding = encoding
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        size = try container.decodeIfPresent(Int.self, forKey: .size) ?? 0
+        mimeType = try container.decodeIfPresent(String.self, forKey: .mimeType) ?? ""
+        text = try container.decodeIfPresent(String.self, forKey: .text) ?? ""
+        encoding = try container.decodeIfPresent(String.self, forKey: .encoding)
+    }
+}
+
+/// `entry.cache`: Courier records no browser cache state, so it is always empty.
+struct HARCache: Codable, Sendable {}
+
+/// `entry.timings`, in milliseconds; `-1` where a phase does not apply or is not known.
+struct HARTimings: Codable, Sendable {
+    var blocked: Double = -1
+    var dns: Double = -1
+    var connect: Double = -1
+    var send: Double = 0
+    var wait: Double
+    var receive: Double = 0
+    var ssl: Double = -1
+
+    init(wait: Double) {
+        self.wait = wait
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        blocked = (try? container.decodeIfPresent(Double.self, forKey: .blocked)) ?? -1
+        dns = (try? container.decodeIfPresent(Double.self, forKey: .dns)) ?? -1
+        connect = (try? container.decodeIfPresent(Double.self, forKey: .connect)) ?? -1
+        send = (try? container.decodeIfPresent(Double.self, forKey: .send)) ?? 0
+        wait = (try? container.decodeIfPresent(Double.self, forKey: .wait)) ?? 0
+        receive = (try? container.decodeIfPresent(Double.self, forKey: .receive)) ?? 0
+        ssl = (try? container.decodeIfPresent(Double.self, forKey: .ssl)) ?? -1
+    }
+}
