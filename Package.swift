@@ -125,6 +125,7 @@ let package = Package(
                 "CourierDemo",
                 "CourierAsyncHTTPClient",
                 "CourierStore",
+                "CourierTesting",
                 "ImageStoreServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),

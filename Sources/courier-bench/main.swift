@@ -14,6 +14,7 @@ let suites: [String: @Sendable (BenchOptions) async throws -> Void] = [
     "upload": { try await UploadBenchmark(options: $0).run() },
     "dedup": { try await DedupBenchmark(options: $0).run() },
     "store": { try await StoreBenchmark(options: $0).run() },
+    "replay": { try await ReplayBenchmark(options: $0).run() },
 ]
 
 guard let name = arguments.first, let suite = suites[name] else {

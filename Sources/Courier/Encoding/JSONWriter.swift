@@ -1,10 +1,22 @@
 import Foundation
 
-/// Writes ``Parameter`` values as compact JSON with sorted object keys.
-struct JSONWriter {
-    private(set) var bytes: [UInt8] = []
+/// Writes ``Parameter`` values as JSON with sorted object keys: compact, or pretty-printed
+/// (`"key" : value`, two spaces an indent level, empty arrays and objects as `[]` and `{}`).
+package struct JSONWriter {
+    package private(set) var bytes: [UInt8] = []
+    /// Whether to break lines and indent.
+    private let pretty: Bool
+    /// The current indent level when pretty-printing.
+    private var depth = 0
 
-    mutating func write(_ value: Parameter) throws {
+    /// A writer of compact JSON, or of pretty-printed JSON when `prettyPrinted`, its lines
+    /// indented `depth` levels (for a value written inside a larger document).
+    package init(prettyPrinted: Bool = false, depth: Int = 0) {
+        pretty = prettyPrinted
+        self.depth = depth
+    }
+
+    package mutating func write(_ value: Parameter) throws {
         switch value {
         case .string(let string): writeString(string)
         case .int(let int): bytes.append(contentsOf: String(int).utf8)
@@ -17,19 +29,27 @@ struct JSONWriter {
         case .null: bytes.append(contentsOf: "null".utf8)
         case .array(let values):
             bytes.append(UInt8(ascii: "["))
+            depth += 1
             for (index, element) in values.enumerated() {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                breakLine()
                 do { try write(element) } catch let error as ParameterEncodingError { throw error.inside("[\(index)]") }
             }
+            depth -= 1
+            if !values.isEmpty { breakLine() }
             bytes.append(UInt8(ascii: "]"))
         case .object(let values):
             bytes.append(UInt8(ascii: "{"))
+            depth += 1
             for (index, key) in values.keys.sorted().enumerated() {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                breakLine()
                 writeString(key)
-                bytes.append(UInt8(ascii: ":"))
+                bytes.append(contentsOf: pretty ? Self.prettyColon : [UInt8(ascii: ":")])
                 do { try write(values[key]!) } catch let error as ParameterEncodingError { throw error.inside(key) }
             }
+            depth -= 1
+            if !values.isEmpty { breakLine() }
             bytes.append(UInt8(ascii: "}"))
         case .data(let data, _, _): writeString(data.base64EncodedString())
         case .file(let url, _, _):
@@ -42,6 +62,15 @@ struct JSONWriter {
     static func format(_ double: Double) -> String {
         if double == double.rounded(), abs(double) < 9_007_199_254_740_992 { return String(Int64(double)) }
         return "\(double)"
+    }
+
+    private static let prettyColon = Array(" : ".utf8)
+
+    /// A line break and the current indent, when pretty-printing.
+    private mutating func breakLine() {
+        guard pretty else { return }
+        bytes.append(0x0A)
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: depth * 2))
     }
 
     private mutating func writeString(_ string: String) {

@@ -1,5 +1,12 @@
 import Courier
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Recorded HTTP exchanges in a HAR 1.2 file, which ``RecordingTransport`` writes and replays
 /// and ``ReplayTransport`` replays.
@@ -32,6 +39,7 @@ public final class Cassette: Sendable {
         var entries: [CassetteEntry]
         var used: [Bool]
         var redactor: Redactor
+        var writer: HARFileWriter
     }
 
     private let state: Locked<State>
@@ -67,7 +75,8 @@ public final class Cassette: Sendable {
                 return entry
             }
         }
-        state = Locked(State(entries: entries, used: Array(repeating: false, count: entries.count), redactor: redactor))
+        state = Locked(
+            State(entries: entries, used: Array(repeating: false, count: entries.count), redactor: redactor, writer: HARFileWriter(file: file)))
     }
 
     /// The cassette of the current task, set by ``use(_:)``; transports made without a cassette use it.
@@ -101,7 +110,13 @@ public final class Cassette: Sendable {
         state.withLock { state in
             let redacted = state.redactor.redact(request)
             if canRecord, recordsEverything { return .record }
-            let candidates = state.entries.indices.filter { matching.differences(between: redacted, and: state.entries[$0].request).isEmpty }
+            let path = redacted.url.path
+            let candidates = state.entries.indices.filter { index in
+                let recorded = state.entries[index].request
+                // Method and path first: cheap, and most entries differ there.
+                return recorded.method == redacted.method && recorded.url.path == path
+                    && matching.differences(between: redacted, and: recorded).isEmpty
+            }
             if let index = candidates.first(where: { !state.used[$0] }) {
                 state.used[index] = true
                 return .replay(state.entries[index], redactedURL: redacted.url)
@@ -149,21 +164,9 @@ public final class Cassette: Sendable {
 
     // MARK: The file
 
-    /// Writes every entry to ``file``: pretty-printed, keys sorted, replaced atomically.
+    /// Writes the entries recorded since the last write to ``file``.
     private func write() throws(CourierError) {
-        try state.withLock { (state) throws(CourierError) in
-            let document = HARDocument(log: HARLog(entries: state.entries.map(\.har)))
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            do {
-                try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-                var data = try encoder.encode(document)
-                data.append(UInt8(ascii: "\n"))
-                try data.write(to: file, options: .atomic)
-            } catch {
-                throw CourierError(.cassetteInvalid, "The cassette \(file.path) could not be written: \(error)", underlyingError: error)
-            }
-        }
+        try state.withLock { (state) throws(CourierError) in try state.writer.write(state.entries) }
     }
 
     private static func read(_ file: URL) throws(CourierError) -> [CassetteEntry] {
@@ -195,10 +198,22 @@ public final class Cassette: Sendable {
         keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(in: CharacterSet(charactersIn: "."))
     }
 
-    /// `date` as HAR writes it: ISO 8601 in UTC with milliseconds.
-    private static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+    /// `date` as HAR writes it: ISO 8601 in UTC with milliseconds (`2026-11-24T10:15:30.125Z`),
+    /// from the C library's calendar (a Foundation date formatter costs more to make than a
+    /// recording's every other step).
+    static func timestamp(_ date: Date) -> String {
+        let interval = date.timeIntervalSince1970
+        guard interval.isFinite, abs(interval) < 1e12 else { return "1970-01-01T00:00:00.000Z" }
+        let whole = interval.rounded(.down)
+        var seconds = time_t(whole)
+        var parts = tm()
+        guard gmtime_r(&seconds, &parts) != nil else { return "1970-01-01T00:00:00.000Z" }
+        func padded(_ value: Int32, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        let milliseconds = Int32(min(999, ((interval - whole) * 1000).rounded(.down)))
+        return "\(padded(parts.tm_year + 1900, 4))-\(padded(parts.tm_mon + 1, 2))-\(padded(parts.tm_mday, 2))"
+            + "T\(padded(parts.tm_hour, 2)):\(padded(parts.tm_min, 2)):\(padded(parts.tm_sec, 2)).\(padded(milliseconds, 3))Z"
     }
 }

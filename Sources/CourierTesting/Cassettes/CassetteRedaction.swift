@@ -52,12 +52,4 @@ public struct CassetteRedaction: Sendable, Hashable {
         CassetteRedaction(headers: standardHeaders.union(configuration.authenticationHeaders))
     }
 
-    /// Whether `name` is one of ``headers``, in any case.
-    func isSecretHeader(_ name: String) -> Bool { headers.contains { $0.caseInsensitiveCompare(name) == .orderedSame } }
-
-    /// Whether `name` is one of ``bodyFields``, in any case.
-    func isSecretField(_ name: String) -> Bool { bodyFields.contains { $0.caseInsensitiveCompare(name) == .orderedSame } }
-
-    /// Whether `name` is one of ``queryParameters``.
-    func isSecretParameter(_ name: String) -> Bool { queryParameters.contains(name) }
 }

@@ -3,15 +3,19 @@ import Foundation
 /// The HAR 1.2 document a cassette is saved as (http://www.softwareishard.com/blog/har-12-spec/):
 /// the fields Courier writes and reads. Reading is lenient, so HAR files written by browsers,
 /// proxies and mitmproxy load too: a field that is missing takes its empty value.
-struct HARDocument: Codable, Sendable {
+struct HARDocument: Decodable, Sendable {
     var log: HARLog
 }
 
 /// `log`: the creator and the entries, one per exchange.
-struct HARLog: Codable, Sendable {
+struct HARLog: Decodable, Sendable {
     var version: String
     var creator: HARCreator
     var entries: [HAREntry]
+
+    enum CodingKeys: String, CodingKey {
+        case version, creator, entries
+    }
 
     init(entries: [HAREntry]) {
         version = "1.2"
@@ -28,7 +32,7 @@ struct HARLog: Codable, Sendable {
 }
 
 /// `log.creator`.
-struct HARCreator: Codable, Sendable {
+struct HARCreator: Decodable, Sendable {
     /// The version written into cassettes Courier records.
     static let courierVersion = "0.1"
 
@@ -37,27 +41,30 @@ struct HARCreator: Codable, Sendable {
 }
 
 /// A name and a value: a header, a query parameter or a cookie.
-struct HARPair: Codable, Sendable, Equatable {
+struct HARPair: Decodable, Sendable, Equatable {
     var name: String
     var value: String
 }
 
-/// `log.entries[]`: one request and its response.
-struct HAREntry: Codable, Sendable {
+/// `log.entries[]`: one request and its response (`cache` is written empty: Courier records no
+/// browser cache state).
+struct HAREntry: Decodable, Sendable {
     var startedDateTime: String
     /// Milliseconds, the sum of ``timings``.
     var time: Double
     var request: HARRequest
     var response: HARResponse
-    var cache: HARCache
     var timings: HARTimings
+
+    enum CodingKeys: String, CodingKey {
+        case startedDateTime, time, request, response, timings
+    }
 
     init(startedDateTime: String, time: Double, request: HARRequest, response: HARResponse, timings: HARTimings) {
         self.startedDateTime = startedDateTime
         self.time = time
         self.request = request
         self.response = response
-        cache = HARCache()
         self.timings = timings
     }
 
@@ -67,13 +74,12 @@ struct HAREntry: Codable, Sendable {
         time = try container.decodeIfPresent(Double.self, forKey: .time) ?? 0
         request = try container.decode(HARRequest.self, forKey: .request)
         response = try container.decode(HARResponse.self, forKey: .response)
-        cache = HARCache()
         timings = try container.decodeIfPresent(HARTimings.self, forKey: .timings) ?? HARTimings(wait: time)
     }
 }
 
 /// `entry.request`.
-struct HARRequest: Codable, Sendable {
+struct HARRequest: Decodable, Sendable {
     var method: String
     var url: String
     var httpVersion: String
@@ -83,6 +89,10 @@ struct HARRequest: Codable, Sendable {
     var postData: HARPostData?
     var headersSize: Int
     var bodySize: Int
+
+    enum CodingKeys: String, CodingKey {
+        case method, url, httpVersion, cookies, headers, queryString, postData, headersSize, bodySize
+    }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -115,7 +125,7 @@ struct HARRequest: Codable, Sendable {
 
 /// `request.postData`. HAR 1.2 has no encoding for it: a body that is not UTF-8 text is written
 /// base64-encoded in the extension field `_base64`, with `text` empty.
-struct HARPostData: Codable, Sendable {
+struct HARPostData: Decodable, Sendable {
     var mimeType: String
     var params: [HARPair]
     var text: String
@@ -143,7 +153,7 @@ struct HARPostData: Codable, Sendable {
 }
 
 /// `entry.response`.
-struct HARResponse: Codable, Sendable {
+struct HARResponse: Decodable, Sendable {
     var status: Int
     var statusText: String
     var httpVersion: String
@@ -153,6 +163,10 @@ struct HARResponse: Codable, Sendable {
     var redirectURL: String
     var headersSize: Int
     var bodySize: Int
+
+    enum CodingKeys: String, CodingKey {
+        case status, statusText, httpVersion, cookies, headers, content, redirectURL, headersSize, bodySize
+    }
 
     init(status: Int, cookies: [HARPair], headers: [HARPair], content: HARContent, redirectURL: String) {
         self.status = status
@@ -181,11 +195,15 @@ struct HARResponse: Codable, Sendable {
 }
 
 /// `response.content`: the body, as text or (`encoding: "base64"`) as base64 text.
-struct HARContent: Codable, Sendable {
+struct HARContent: Decodable, Sendable {
     var size: Int
     var mimeType: String
     var text: String
     var encoding: String?
+
+    enum CodingKeys: String, CodingKey {
+        case size, mimeType, text, encoding
+    }
 
     init(size: Int, mimeType: String, text: String, encoding: String?) {
         self.size = size
@@ -203,11 +221,9 @@ struct HARContent: Codable, Sendable {
     }
 }
 
-/// `entry.cache`: Courier records no browser cache state, so it is always empty.
-struct HARCache: Codable, Sendable {}
 
 /// `entry.timings`, in milliseconds; `-1` where a phase does not apply or is not known.
-struct HARTimings: Codable, Sendable {
+struct HARTimings: Decodable, Sendable {
     var blocked: Double = -1
     var dns: Double = -1
     var connect: Double = -1
@@ -215,6 +231,10 @@ struct HARTimings: Codable, Sendable {
     var wait: Double
     var receive: Double = 0
     var ssl: Double = -1
+
+    enum CodingKeys: String, CodingKey {
+        case blocked, dns, connect, send, wait, receive, ssl
+    }
 
     init(wait: Double) {
         self.wait = wait

@@ -17,11 +17,19 @@ struct Redactor: Sendable {
     /// Names of the rules, lowercased: a secret equal to one (a password that is "password") is
     /// replaced where it is named but not searched for, or the names themselves would go.
     private let names: Set<String>
+    /// The rules' header and body field names, lowercased, for lookups in any case.
+    private let secretHeaders: Set<String>
+    private let secretFields: Set<String>
 
     init(rules: CassetteRedaction) {
         self.rules = rules
-        names = Set((rules.headers.union(rules.queryParameters).union(rules.bodyFields)).map { $0.lowercased() })
+        secretHeaders = Set(rules.headers.map { $0.lowercased() })
+        secretFields = Set(rules.bodyFields.map { $0.lowercased() })
+        names = secretHeaders.union(secretFields).union(rules.queryParameters.map { $0.lowercased() })
     }
+
+    private func isSecretHeader(_ name: String) -> Bool { !secretHeaders.isEmpty && secretHeaders.contains(name.lowercased()) }
+    private func isSecretField(_ name: String) -> Bool { !secretFields.isEmpty && secretFields.contains(name.lowercased()) }
 
     /// Remembers `secret` and its forms.
     mutating func learn(_ secret: String) {
@@ -107,7 +115,7 @@ struct Redactor: Sendable {
     private mutating func learnAndReplace(in headers: inout HTTPHeaders) {
         var redacted = HTTPHeaders()
         for field in headers {
-            guard rules.isSecretHeader(field.name) else {
+            guard isSecretHeader(field.name) else {
                 redacted.add(name: field.name, value: field.value)
                 continue
             }
@@ -150,7 +158,7 @@ struct Redactor: Sendable {
         else { return nil }
         var changed = false
         components.percentEncodedQueryItems = items.map { item in
-            guard rules.isSecretParameter(item.name.removingPercentEncoding ?? item.name), let value = item.value else { return item }
+            guard rules.queryParameters.contains(item.name.removingPercentEncoding ?? item.name), let value = item.value else { return item }
             learn(value.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? value)
             changed = true
             return URLQueryItem(name: item.name, value: rules.placeholder)
@@ -178,7 +186,7 @@ struct Redactor: Sendable {
         if let object = value as? [String: Any] {
             var result: [String: Any] = [:]
             for (key, field) in object {
-                if rules.isSecretField(key), !(field is [String: Any]), !(field is [Any]), !(field is NSNull) {
+                if isSecretField(key), !(field is [String: Any]), !(field is [Any]), !(field is NSNull) {
                     learn(Self.text(of: field))
                     result[key] = rules.placeholder
                     changed = true
@@ -197,7 +205,7 @@ struct Redactor: Sendable {
         let pairs = text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
             guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
             let name = String(pair[..<equals]).replacingOccurrences(of: "+", with: " ")
-            guard rules.isSecretField(name.removingPercentEncoding ?? name) else { return String(pair) }
+            guard isSecretField(name.removingPercentEncoding ?? name) else { return String(pair) }
             let value = String(pair[pair.index(after: equals)...]).replacingOccurrences(of: "+", with: " ")
             learn(value.removingPercentEncoding ?? value)
             return "\(pair[..<equals])=\(rules.placeholder)"

@@ -20,19 +20,20 @@ public struct ReplayTransport: HTTPTransport {
 
     /// Answers `request` from the cassette.
     public func send(_ request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
-        let cassette = try Cassette.chosen(cassette, for: request)
-        switch cassette.plan(for: request, canRecord: false) {
-        case .replay(let entry, let shownURL):
-            return try entry.answer(request, shownURL: shownURL, observer: observer)
-        case .miss(let error):
-            throw error
-        case .record:
-            throw CourierError(.cassetteMiss, "A replay transport cannot record \(request.method) requests.", url: nil)
-        }
+        try Cassette.chosen(cassette, for: request).replay(request, observer: observer)
     }
 }
 
 extension Cassette {
+    /// The recorded answer to `request`, never the network.
+    func replay(_ request: TransportRequest, observer: TransferObserver) throws(CourierError) -> TransportResponse {
+        switch plan(for: request, canRecord: false) {
+        case .replay(let entry, let shownURL): return try entry.answer(request, shownURL: shownURL, observer: observer)
+        case .miss(let error): throw error
+        case .record: throw CourierError(.cassetteMiss, "A replay cannot record \(request.method) \(request.url.path). Nothing was sent.")
+        }
+    }
+
     /// `given`, else the current task's cassette, else an error naming the request (its URL path only).
     static func chosen(_ given: Cassette?, for request: TransportRequest) throws(CourierError) -> Cassette {
         if let cassette = given ?? current { return cassette }

@@ -152,6 +152,8 @@ import Testing
                             for step in 0..<3 {
                                 _ = try await client.send(Request<Data>(.get, "echo", query: ["task": .int(index), "step": .int(step)]))
                             }
+                            // A redirect's second hop is started from the first one's completion.
+                            _ = try await client.send(Request<Data>(.get, "redirect", query: ["to": .string("/echo?task=\(index)&step=moved")]))
                         }
                     }
                 }
@@ -159,12 +161,14 @@ import Testing
             }
             for index in 0..<8 {
                 let cassette = try Cassette(file: directory.url.appendingPathComponent("task-\(index).har"), mode: .none)
-                #expect(cassette.entryCount == 3)
+                #expect(cassette.entryCount == 5)
                 try await cassette.use {
                     let replay = APIClient(configuration: client.configuration, transport: ReplayTransport())
                     for step in 0..<3 {
                         _ = try await replay.send(Request<Data>(.get, "echo", query: ["task": .int(index), "step": .int(step)]))
                     }
+                    let moved = try await replay.send(Request<EchoReply>(.get, "redirect", query: ["to": .string("/echo?task=\(index)&step=moved")]))
+                    #expect(moved.value.query == "task=\(index)&step=moved")
                     let other = await #expect(throws: CourierError.self) {
                         try await replay.send(Request<Data>(.get, "echo", query: ["task": .int((index + 1) % 8), "step": 0]))
                     }

@@ -113,6 +113,25 @@ import Testing
         #expect(entryText.range(of: "\"request\"")!.lowerBound < entryText.range(of: "\"response\"")!.lowerBound)
     }
 
+    @Test func recordingAppendsTheSameBytesAWholeWriteGives() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.url.appendingPathComponent("append.har")
+        try await withServer { server in
+            let client = server.client(RecordingTransport(wrapping: URLSessionTransport(), cassette: try Cassette(file: file)))
+            for index in 0..<3 { _ = try await client.send(Request<Data>(.get, "echo", query: ["n": .int(index)])) }
+            let appended = try String(contentsOf: file, encoding: .utf8)
+            // A cassette opened from the file writes it whole at its first recording.
+            let more = server.client(RecordingTransport(wrapping: URLSessionTransport(), cassette: try Cassette(file: file, mode: .newEpisodes)))
+            _ = try await more.send(Request<Data>(.get, "echo", query: ["n": 3]))
+            let whole = try String(contentsOf: file, encoding: .utf8)
+            let tail = "\n    ],\n    \"version\" : \"1.2\"\n  }\n}\n"
+            #expect(appended.hasSuffix(tail) && whole.hasSuffix(tail))
+            #expect(whole.hasPrefix(String(appended.dropLast(tail.count)) + ",\n"), "the first three entries, byte for byte")
+            #expect(try Cassette(file: file).entryCount == 4)
+        }
+    }
+
     @Test func recordModes() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

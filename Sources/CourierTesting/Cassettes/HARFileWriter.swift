@@ -1,0 +1,88 @@
+import Courier
+import Foundation
+
+/// Writes a cassette's HAR file: pretty-printed with sorted keys, one entry after another, so that
+/// a recording appends its entry in place of rewriting the file (an exchange costs the same
+/// whatever the cassette's length). The whole file and an appended entry are made of the same
+/// pieces, so both give the same bytes.
+struct HARFileWriter {
+    let file: URL
+    /// How many entries the file on disk holds as this writer wrote it; `nil` until it has written
+    /// the whole file once (a file read from disk may be laid out otherwise).
+    private(set) var written: Int?
+
+    init(file: URL) {
+        self.file = file
+    }
+
+    /// The file, open since this writer last wrote it whole.
+    private var handle: FileHandle?
+
+    private static let head = """
+        {
+          "log" : {
+            "creator" : {
+              "name" : "Courier",
+              "version" : "\(HARCreator.courierVersion)"
+            },
+            "entries" : [
+
+        """
+    private static let tail = Array("""
+
+            ],
+            "version" : "1.2"
+          }
+        }
+
+        """.utf8)
+
+    /// Brings the file up to `entries`: appends the ones past what it wrote, or writes the whole file.
+    mutating func write(_ entries: [CassetteEntry]) throws(CourierError) {
+        do {
+            if let written, let handle, written > 0, written < entries.count {
+                try append(entries[written...], to: handle)
+            } else {
+                try? handle?.close()
+                handle = nil
+                try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                var bytes = Array(Self.head.utf8)
+                for (index, entry) in entries.enumerated() {
+                    if index > 0 { bytes += Self.separator }
+                    try Self.encode(entry, into: &bytes)
+                }
+                bytes += Self.tail
+                try Data(bytes).write(to: file, options: .atomic)
+                handle = try FileHandle(forUpdating: file)
+            }
+            written = entries.count
+        } catch {
+            throw CourierError(.cassetteInvalid, "The cassette \(file.path) could not be written: \(error)", underlyingError: error)
+        }
+    }
+
+    /// Writes `entries` over the old tail, and the tail after them.
+    private func append(_ entries: ArraySlice<CassetteEntry>, to handle: FileHandle) throws {
+        let end = try handle.seekToEnd()
+        guard end >= UInt64(Self.tail.count) else { throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: file.path]) }
+        var bytes: [UInt8] = []
+        for entry in entries {
+            bytes += Self.separator
+            try Self.encode(entry, into: &bytes)
+        }
+        bytes += Self.tail
+        try handle.seek(toOffset: end - UInt64(Self.tail.count))
+        try handle.write(contentsOf: bytes)
+    }
+
+    /// One entry, pretty-printed with sorted keys, indented to its place in `log.entries`.
+    private static func encode(_ entry: CassetteEntry, into bytes: inout [UInt8]) throws {
+        var writer = JSONWriter(prettyPrinted: true, depth: 3)
+        try writer.write(entry.har.json)
+        bytes += Self.indent
+        bytes += writer.bytes
+    }
+
+    private static let separator = Array(",\n".utf8)
+    private static let indent = Array("      ".utf8)
+}

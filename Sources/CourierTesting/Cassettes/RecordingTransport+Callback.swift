@@ -1,0 +1,65 @@
+import Courier
+import Foundation
+
+/// The start-and-call-back shape ``APIClient`` runs exchanges in: a replayed answer completes at
+/// once, and a recording starts the wrapped transport's own callback exchange when it has one, so
+/// a cassette adds no task and no thread hop of its own. The completion runs with the cassette as
+/// the current one, so the next hop of a redirect (started from the completion, on the
+/// transport's thread) finds the same cassette.
+extension RecordingTransport: CallbackTransport {
+    package func start(
+        _ request: TransportRequest, observer: TransferObserver,
+        completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
+    ) -> TransportCancellation {
+        let cassette: Cassette
+        do {
+            cassette = try Cassette.chosen(self.cassette, for: request)
+        } catch {
+            completion(.failure(error))
+            return {}
+        }
+        @Sendable func finish(_ result: Result<TransportResponse, any Error>) { Cassette.$current.withValue(cassette) { completion(result) } }
+        switch cassette.plan(for: request, canRecord: true) {
+        case .replay(let entry, let shownURL):
+            finish(Result { try entry.answer(request, shownURL: shownURL, observer: observer) })
+            return {}
+        case .miss(let error):
+            finish(.failure(error))
+            return {}
+        case .record:
+            let started = Date()
+            let clock = ContinuousClock()
+            let start = clock.now
+            let record: @Sendable (Result<TransportResponse, any Error>) -> Void = { result in
+                finish(result.flatMap { response in
+                    Result {
+                        try cassette.record(request, response: response, started: started, duration: clock.now - start)
+                        return response
+                    }
+                })
+            }
+            if let base = base as? any CallbackTransport { return base.start(request, observer: observer, completion: record) }
+            let task = Task<Void, Never>.startingHere {
+                do { record(.success(try await base.send(request, observer: observer))) } catch { record(.failure(error)) }
+            }
+            return { task.cancel() }
+        }
+    }
+}
+
+extension ReplayTransport: CallbackTransport {
+    /// Answers at once, with the cassette as the current one while the completion runs.
+    package func start(
+        _ request: TransportRequest, observer: TransferObserver,
+        completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
+    ) -> TransportCancellation {
+        do {
+            let cassette = try Cassette.chosen(self.cassette, for: request)
+            let result = Result { try cassette.replay(request, observer: observer) }
+            Cassette.$current.withValue(cassette) { completion(result) }
+        } catch {
+            completion(.failure(error))
+        }
+        return {}
+    }
+}
