@@ -57,7 +57,7 @@ let package = Package(
         ),
         .target(name: "CourierTesting", dependencies: ["Courier"]),
         // The code the DocC articles show, compiled; the tests run it against the sample server.
-        .target(name: "CourierExamples", dependencies: ["Courier", "CourierStore"]),
+        .target(name: "CourierExamples", dependencies: ["Courier", "CourierStore", "CourierTesting"]),
         .target(
             name: "CourierStore",
             dependencies: [

@@ -30,6 +30,24 @@ struct DocExamplesTests {
         }
     }
 
+    @Test func aCassetteRecordsOnceAndReplaysWithTheServerStopped() async throws {
+        let folder = TemporaryDirectory()
+        defer { folder.remove() }
+        let baseURL = try await withServer { server in
+            #expect(try await sampleUserName(baseURL: server.baseURL, cassettes: folder.url) == "fulana22k")
+            #expect(server.requestCount("GET", "/sample") == 1)
+            let client = server.client(URLSessionTransport())
+            let cassette = try redactedCassette(file: folder.url.appendingPathComponent("redacted.har"), client: client)
+            #expect(cassette.mode == .once)
+            return server.baseURL
+        }
+        #expect(try await sampleUserName(baseURL: baseURL, cassettes: folder.url) == "fulana22k", "replayed")
+        let client = try replayOnlyClient(file: folder.url.appendingPathComponent("sample.har"), baseURL: baseURL)
+        for _ in 0..<2 { _ = try await client.send(Request<JSONValue>(.get, "sample")) }
+        let message = await missMessage(client: client)
+        #expect(message?.contains("GET \(baseURL.absoluteString)/not-recorded") == true, "\(message ?? "")")
+    }
+
     @Test func signingInStoresTheHeadersAndSigningOutForgetsThem() async throws {
         try await withServer { server in
             let folder = try TemporaryDirectory.created()

@@ -304,3 +304,18 @@ func syncPhotos(client: APIClient, directory: URL) async throws -> [Photo] {
     }
     return []
 }
+
+import Courier
+import CourierTesting
+import Foundation
+
+func recordedImages(baseURL: URL, fixtures: URL) async throws -> JSONValue {
+    // The first run sends the request and writes images.har; later runs answer from the file.
+    var redaction = CassetteRedaction.standard   // Authorization, Cookie, Set-Cookie
+    redaction.queryParameters = ["api_key"]
+    let cassette = try Cassette(file: fixtures.appendingPathComponent("images.har"), redaction: redaction)
+    let client = APIClient(baseURL: baseURL, transport: RecordingTransport(wrapping: URLSessionTransport()))
+    return try await cassette.use {
+        try await client.send(Request<JSONValue>(.get, "images", query: ["api_key": "k-5f3e9a1c"])).value
+    }
+}

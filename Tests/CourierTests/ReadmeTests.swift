@@ -17,6 +17,18 @@ import Testing
         }
     }
 
+    @Test func cassetteExampleRecordsThenReplaysWithoutTheKey() async throws {
+        let fixtures = TemporaryDirectory()
+        defer { fixtures.remove() }
+        let baseURL = try await withServer { server in
+            _ = try await recordedImages(baseURL: server.baseURL, fixtures: fixtures.url)
+            return server.baseURL
+        }
+        let text = try String(contentsOf: fixtures.url.appendingPathComponent("images.har"), encoding: .utf8)
+        #expect(text.contains("api_key=REDACTED") && !text.contains("k-5f3e9a1c"))
+        _ = try await recordedImages(baseURL: baseURL, fixtures: fixtures.url)  // the server is stopped
+    }
+
     @Test func quickStartRunsAgainstTheSampleServer() async throws {
         try await withServer { server in
             try await quickStart(baseURL: server.baseURL)
