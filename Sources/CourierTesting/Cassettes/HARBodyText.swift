@@ -21,7 +21,9 @@ enum HARBodyText {
         guard !body.contains(0), isTextual(mimeType) || body.allSatisfy({ (0x20...0x7E).contains($0) || (0x09...0x0D).contains($0) })
         else { return nil }
         let encoding = charset(of: mimeType)
-        guard let text = String(data: body, encoding: encoding), text.data(using: encoding) == body else { return nil }
+        guard let text = String(data: body, encoding: encoding) else { return nil }
+        // UTF-8 and ISO 8859-1 turn back into the same bytes by construction; other charsets may not.
+        guard encoding == .utf8 || encoding == .isoLatin1 || text.data(using: encoding) == body else { return nil }
         return text
     }
 

@@ -15,8 +15,9 @@ struct HARFileWriter {
         self.file = file
     }
 
-    /// The file, open since this writer last wrote it whole.
+    /// The file, open since this writer last wrote it whole, and where its tail starts.
     private var handle: FileHandle?
+    private var tailOffset: UInt64 = 0
 
     private static let head = """
         {
@@ -39,9 +40,10 @@ struct HARFileWriter {
 
     /// Brings the file up to `entries`: appends the ones past what it wrote, or writes the whole file.
     mutating func write(_ entries: [CassetteEntry]) throws(CourierError) {
+        if let written, written == entries.count { return }  // another recording's write took these too
         do {
             if let written, let handle, written > 0, written < entries.count {
-                try append(entries[written...], to: handle)
+                tailOffset = try append(entries[written...], to: handle, at: tailOffset)
             } else {
                 try? handle?.close()
                 handle = nil
@@ -54,6 +56,7 @@ struct HARFileWriter {
                 bytes += Self.tail
                 try Data(bytes).write(to: file, options: .atomic)
                 handle = try FileHandle(forUpdating: file)
+                tailOffset = UInt64(bytes.count - Self.tail.count)
             }
             written = entries.count
         } catch {
@@ -61,18 +64,18 @@ struct HARFileWriter {
         }
     }
 
-    /// Writes `entries` over the old tail, and the tail after them.
-    private func append(_ entries: ArraySlice<CassetteEntry>, to handle: FileHandle) throws {
-        let end = try handle.seekToEnd()
-        guard end >= UInt64(Self.tail.count) else { throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: file.path]) }
+    /// Writes `entries` over the old tail at `offset`, and the tail after them; returns where the new tail starts.
+    private func append(_ entries: ArraySlice<CassetteEntry>, to handle: FileHandle, at offset: UInt64) throws -> UInt64 {
         var bytes: [UInt8] = []
         for entry in entries {
             bytes += Self.separator
             try Self.encode(entry, into: &bytes)
         }
+        let newTail = offset + UInt64(bytes.count)
         bytes += Self.tail
-        try handle.seek(toOffset: end - UInt64(Self.tail.count))
+        try handle.seek(toOffset: offset)
         try handle.write(contentsOf: bytes)
+        return newTail
     }
 
     /// One entry, pretty-printed with sorted keys, indented to its place in `log.entries`.
