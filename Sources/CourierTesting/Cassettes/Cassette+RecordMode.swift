@@ -22,6 +22,7 @@ extension Cassette {
         /// Send everything and record it anew.
         public static let all = RecordMode("all")
 
+        /// The mode's name.
         public var description: String { name }
     }
 }

@@ -7,6 +7,7 @@ import Foundation
 /// the current one, so the next hop of a redirect (started from the completion, on the
 /// transport's thread) finds the same cassette.
 extension RecordingTransport: CallbackTransport {
+    /// Replays, records or fails `request` as the cassette's plan says, calling `completion` once.
     package func start(
         _ request: TransportRequest, observer: TransferObserver,
         completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
