@@ -72,6 +72,7 @@ struct Redactor: Sendable {
 
     /// `request` with every known secret scrubbed (no new ones learned).
     func scrub(_ request: TransportRequest) -> TransportRequest {
+        guard !forms.isEmpty else { return request }
         var request = request
         request.headers = scrub(request.headers)
         if let url = URL(string: scrub(request.url.absoluteString)) { request.url = url }
