@@ -73,7 +73,7 @@ func signUp(_ form: SignUp, with client: APIClient) async -> String {
         _ = try await client.send(Request<JSONValue>(.post, "users", body: .json(form)))
         return "Welcome!"
     } catch {
-        if let fields = error.validationErrors {   // a 422 whose body had a known shape
+        if let fields = error.validationErrors {   // a 400 or 422 whose body had a known shape
             return fields.messages(for: "email").first.map { "E-mail \($0)" } ?? error.userMessage
         }
         switch error.classification {               // a value, not an enum: keep a default case

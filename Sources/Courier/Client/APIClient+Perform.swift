@@ -96,7 +96,7 @@ extension APIClient {
             failure.message += " (\(record.metrics.attempts) attempts)"
         }
         failure.metrics = record.metrics
-        return configuration.errorHandling.complete(failure)
+        return configuration.errorHandling.complete(failure, validationParser: configuration.validationErrorParser)
     }
 
     /// After a 401 to a request that carried credentials, runs the authenticator (once for all

@@ -82,6 +82,20 @@ public struct ClientConfiguration: Sendable {
     public var authenticator: (any Authenticator)?
     /// How errors get their classification and user message.
     public var errorHandling = ErrorHandling()
+    /// Your API's own shape of field errors, tried on 4xx bodies (but 401, 403 and 404) before the
+    /// built-in shapes; what it returns makes the error ``ErrorClassification/validationFailed(_:)``.
+    ///
+    /// ```swift
+    /// configuration.validationErrorParser = { status, body in
+    ///     guard let problems = body.json?["problems"]?.arrayValue else { return nil }
+    ///     var fields: [String: [String]] = [:]
+    ///     for problem in problems {
+    ///         fields[problem["input"]?.stringValue ?? "base", default: []].append(problem["text"]?.stringValue ?? "is invalid")
+    ///     }
+    ///     return ValidationErrors(fields: fields)
+    /// }
+    /// ```
+    public var validationErrorParser: ErrorHandling.ValidationParser?
     /// Shows errors to the user (seeds 000/001 show an alert): an alert where UIKit exists, a debug
     /// log line through ``logger`` elsewhere. `nil` presents nothing. Cancellations and requests with
     /// ``Request/suppressErrorAlert`` are never presented, nor a request a fallback answered (offline

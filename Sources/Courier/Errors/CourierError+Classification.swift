@@ -7,7 +7,14 @@ extension CourierError {
             case 403: return .forbidden
             case 404: return .notFound
             case 422: return .validationFailed(bodyValue?.json.flatMap(ValidationErrorParser.parse))
-            case 400..<500: return .clientError(status)
+            case 400..<500:
+                // A 400 with field errors is a validation failure (many frameworks answer 400);
+                // another 4xx only when its errors name fields.
+                if let errors = bodyValue?.json.flatMap(ValidationErrorParser.parse),
+                   status == 400 || errors.fields.keys.contains(where: { $0 != "base" }) {
+                    return .validationFailed(errors)
+                }
+                return .clientError(status)
             case 500..<600: return .serverError(status)
             default: return .other
             }
@@ -39,7 +46,7 @@ extension CourierError {
         case "unauthorized": return "Please sign in again."
         case "forbidden": return "You are not allowed to do this."
         case "notFound": return "What you asked for was not found."
-        case "validationFailed": return classification.validationErrors.map { $0.description } ?? "Some of the information sent is not valid."
+        case "validationFailed": return classification.validationErrors.map { $0.summary() } ?? "Some of the information sent is not valid."
         case "clientError": return "The request was not accepted."
         case "serverError": return "The server had a problem. Please try again later."
         case "decodingFailed": return "The server's answer could not be read."

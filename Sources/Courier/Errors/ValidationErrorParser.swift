@@ -1,48 +1,166 @@
-/// Reads the common shapes of 422 bodies into ``ValidationErrors``:
-/// - Rails: `{"errors": {"field": ["msg"]}}` (a single string per field is accepted too);
-/// - nested: `{"error": {"validations": {"field": ["msg"]}}}`;
-/// - JSON:API: `{"errors": [{"source": {"pointer": "/data/attributes/field"}, "detail": "msg"}]}`;
-/// - RFC 9457 problem details: `{"invalid-params": [{"name": "field", "reason": "msg"}]}`.
-/// Anything else gives `nil`; the raw body stays on the error.
+/// Reads the field errors of 400 and 422 bodies, in the shapes the common web frameworks write,
+/// into ``ValidationErrors`` (field paths dotted and in the app's naming, the server's kept):
+/// - Rails (`{"errors": {"field": ["msg"]}}` and the scaffold's top-level field map), Laravel
+///   (`message` + `errors`), ASP.NET Core's `ValidationProblemDetails` (`errors`, PascalCase);
+/// - Django REST framework: a top-level field map, nested serializers as objects, list items as
+///   arrays (`items.1.quantity`), `non_field_errors` as `base`;
+/// - FastAPI / Pydantic: `detail` as an array of `loc`/`msg` (the location `body`, `query`, `path`,
+///   `header` or `cookie` dropped from the path);
+/// - webargs / marshmallow / Flask-Smorest: `errors` keyed by location (`json`, `query`, …);
+/// - Spring (`errors` of `field`/`defaultMessage`), express-validator (`errors` of
+///   `path`/`param`/`msg`), NestJS class-validator (`message` as an array: `base`);
+/// - JSON:API (`errors` of `source.pointer`/`detail`) and RFC 9457 (`invalid-params` of
+///   `name`/`reason`; `errors` of `pointer`/`detail`);
+/// - the sample server's `{"error": {"validations": {...}}}`.
+///
+/// Anything else gives `nil`; the raw body stays on the error. Nesting deeper than
+/// ``maximumDepth`` is not followed, so a hostile body cannot exhaust the stack.
 public enum ValidationErrorParser {
+    /// How deep field paths are followed.
+    public static let maximumDepth = 32
+
     /// The field errors in `body`, or `nil` when it has none of the shapes.
     public static func parse(_ body: JSONValue) -> ValidationErrors? {
-        if let fields = body["errors"]?.objectValue { return fieldMap(fields) }
-        if let fields = body["error"]?["validations"]?.objectValue { return fieldMap(fields) }
-        if let items = body["errors"]?.arrayValue { return jsonAPI(items) }
-        if let items = body["invalid-params"]?.arrayValue { return problemDetails(items) }
-        return nil
+        guard body.objectValue != nil else { return nil }
+        var found = Collector()
+        if let detail = body["detail"]?.arrayValue, detail.contains(where: { $0["loc"] != nil }) {
+            found.items(detail)
+        } else if let errors = body["errors"] {
+            if let byLocation = errors.objectValue, !byLocation.isEmpty, byLocation.keys.allSatisfy(Self.locations.contains) {
+                for (_, fields) in byLocation { found.tree(fields, path: []) }
+            } else if let list = errors.arrayValue, list.contains(where: { $0.objectValue != nil }) {
+                found.items(list)
+            } else {
+                found.tree(errors, path: [])
+            }
+        } else if let validations = body["error"]?["validations"] {
+            found.tree(validations, path: [])
+        } else if let parameters = body["invalid-params"]?.arrayValue {
+            found.items(parameters)
+        } else if let messages = body["message"]?.arrayValue, messages.allSatisfy({ $0.stringValue != nil }) {
+            found.tree(.array(messages), path: [])
+        } else if Self.isFieldMap(body, depth: 0) {
+            found.tree(body, path: [])
+        }
+        return found.result
     }
 
-    private static func fieldMap(_ fields: [String: JSONValue]) -> ValidationErrors? {
-        var result: [String: [String]] = [:]
-        for (field, value) in fields {
-            if let text = value.stringValue {
-                result[field] = [text]
-            } else if let list = value.arrayValue {
-                result[field] = list.compactMap(\.stringValue)
+    /// Where webargs and Flask-Smorest say a value came from; `errors` keyed by these is keyed by location.
+    static let locations: Set<String> = ["json", "query", "querystring", "form", "headers", "cookies", "files", "view_args", "path", "match_info", "json_or_form"]
+    /// Locations FastAPI puts first in `loc`.
+    static let fastAPILocations: Set<String> = ["body", "query", "path", "header", "cookie"]
+    /// Field names frameworks use for errors not tied to a field.
+    static let baseNames: Set<String> = ["non_field_errors", "__all__", "base", "_schema"]
+
+    /// Whether `value` is an object whose every value is a message list or a nested field map (a
+    /// top-level field map, as Django REST framework and Rails' scaffold write).
+    static func isFieldMap(_ value: JSONValue, depth: Int) -> Bool {
+        guard depth < maximumDepth else { return false }
+        switch value {
+        case .object(let fields):
+            return !fields.isEmpty && fields.values.allSatisfy { field in
+                if let list = field.arrayValue {
+                    return !list.isEmpty && list.allSatisfy { $0.stringValue != nil || isFieldMap($0, depth: depth + 1) || $0.objectValue?.isEmpty == true }
+                }
+                return isFieldMap(field, depth: depth + 1)
+            }
+        default:
+            return false
+        }
+    }
+
+    /// Gathers messages under paths.
+    struct Collector {
+        var fields: [String: [String]] = [:]
+        var serverNames: [String: String] = [:]
+
+        var result: ValidationErrors? {
+            fields.isEmpty ? nil : ValidationErrors(fields: fields, serverNames: serverNames)
+        }
+
+        mutating func add(_ message: String, at path: [String]) {
+            let server = path.joined(separator: ".")
+            let name: String
+            if path.isEmpty || (path.count == 1 && ValidationErrorParser.baseNames.contains(path[0])) {
+                name = "base"
+            } else {
+                name = path.map { $0.allSatisfy(\.isNumber) ? $0 : KeyMapping.propertyName(for: $0) }.joined(separator: ".")
+                if name != server { serverNames[name] = server }
+            }
+            fields[name, default: []].append(message)
+        }
+
+        /// A tree of messages: strings, lists of them, objects of fields, lists of items.
+        mutating func tree(_ value: JSONValue, path: [String]) {
+            guard path.count < ValidationErrorParser.maximumDepth else { return }
+            switch value {
+            case .string(let message):
+                add(message, at: path)
+            case .array(let values):
+                for (index, element) in values.enumerated() {
+                    if let message = element.stringValue {
+                        add(message, at: path)
+                    } else {
+                        tree(element, path: path + [String(index)])
+                    }
+                }
+            case .object(let object):
+                for key in object.keys.sorted() {
+                    // ASP.NET and Laravel write nested fields as one dotted key (`Address.ZipCode`).
+                    if let field = object[key] { tree(field, path: path + Self.dotted(key)) }
+                }
+            default:
+                break
             }
         }
-        return result.isEmpty ? nil : ValidationErrors(fields: result)
-    }
 
-    private static func jsonAPI(_ items: [JSONValue]) -> ValidationErrors? {
-        var result: [String: [String]] = [:]
-        for item in items {
-            guard let message = item["detail"]?.stringValue ?? item["title"]?.stringValue else { continue }
-            let pointer = item["source"]?["pointer"]?.stringValue ?? item["source"]?["parameter"]?.stringValue
-            let field = pointer.flatMap { $0.split(separator: "/").last.map(String.init) } ?? "base"
-            result[field, default: []].append(message)
+        /// A list of error objects, each naming its field in one of the frameworks' ways.
+        mutating func items(_ items: [JSONValue]) {
+            for item in items {
+                guard let message = Self.message(of: item) else { continue }
+                add(message, at: Self.path(of: item))
+            }
         }
-        return result.isEmpty ? nil : ValidationErrors(fields: result)
-    }
 
-    private static func problemDetails(_ items: [JSONValue]) -> ValidationErrors? {
-        var result: [String: [String]] = [:]
-        for item in items {
-            guard let name = item["name"]?.stringValue else { continue }
-            result[name, default: []].append(item["reason"]?.stringValue ?? "is invalid")
+        static func message(of item: JSONValue) -> String? {
+            for key in ["defaultMessage", "msg", "message", "detail", "reason", "title"] {
+                if let text = item[key]?.stringValue, !text.isEmpty { return text }
+            }
+            return nil
         }
-        return result.isEmpty ? nil : ValidationErrors(fields: result)
+
+        static func path(of item: JSONValue) -> [String] {
+            if let location = item["loc"]?.arrayValue {
+                var parts = location.compactMap { part in part.stringValue ?? part.intValue.map(String.init) }
+                if let first = parts.first, ValidationErrorParser.fastAPILocations.contains(first) { parts.removeFirst() }
+                return parts
+            }
+            for key in ["field", "path", "param", "property", "name"] {
+                if let name = item[key]?.stringValue, !name.isEmpty { return dotted(name) }
+            }
+            if let pointer = item["pointer"]?.stringValue ?? item["source"]?["pointer"]?.stringValue {
+                return pointerPath(pointer)
+            }
+            if let parameter = item["source"]?["parameter"]?.stringValue { return dotted(parameter) }
+            return []
+        }
+
+        /// `items[1].quantity`, `$.items[1].quantity` → `items`, `1`, `quantity`.
+        static func dotted(_ name: String) -> [String] {
+            var name = Substring(name)
+            if name.hasPrefix("$.") { name = name.dropFirst(2) }
+            return name.replacingOccurrences(of: "[", with: ".").replacingOccurrences(of: "]", with: "")
+                .split(separator: ".").map(String.init)
+        }
+
+        /// A JSON pointer (`/data/attributes/address/city`, `#/age`) as a path, JSON:API's
+        /// `data/attributes` (or `data/relationships`) prefix dropped.
+        static func pointerPath(_ pointer: String) -> [String] {
+            var parts = pointer.split(separator: "/").map { String($0).replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~") }
+            if parts.first == "#" { parts.removeFirst() }
+            if parts.first == "data" { parts.removeFirst() }
+            if parts.first == "attributes" || parts.first == "relationships" { parts.removeFirst() }
+            return parts
+        }
     }
 }

@@ -17,6 +17,17 @@ struct ErrorRoutes {
         router.get("errors/422", use: validation)
         router.get("errors/500", use: htmlFailure)
         router.get("errors/{code}", use: message)
+        router.post("errors/replay", use: replay)
+    }
+
+    /// Answers with the request's own body and `Content-Type` and the status `?status=` (400 by
+    /// default, 400-599): tests send what real frameworks write and get it back as an error.
+    @Sendable func replay(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let code = request.uri.queryParameters.get("status", as: Int.self) ?? 400
+        guard (400...599).contains(code) else { throw HTTPError(.badRequest, message: "An error status is between 400 and 599.") }
+        let body = try await request.body.collect(upTo: 16 << 20)
+        let contentType = request.headers[.contentType] ?? "application/json"
+        return Response(status: .init(code: code), headers: [.contentType: contentType], body: .init(byteBuffer: body))
     }
 
     @Sendable func validation(_ request: Request, context: BasicRequestContext) async throws -> Response {

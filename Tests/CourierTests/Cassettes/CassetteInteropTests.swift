@@ -98,19 +98,7 @@ import Testing
         }
         let script = directory.url.appendingPathComponent("readers.py")
         try Self.readers.write(to: script, atomically: true, encoding: .utf8)
-        let python = try TestTools.executable("python")
-        let process = Process()
-        process.executableURL = python
-        process.arguments = [script.path, file.path]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        let complaints = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(String(decoding: complaints, as: UTF8.self))")
+        let printed = try TestTools.runPython([script.path, file.path])
         let seen = try JSONDecoder().decode([String: [Seen]].self, from: printed)
         #expect(seen["mitmproxy"] == expected)
         #expect(seen["haralyzer"] == expected)

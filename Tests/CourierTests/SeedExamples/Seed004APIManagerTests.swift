@@ -77,7 +77,7 @@ extension SeedExamples {
                 #expect(await failure(Request(.get, "images/404"))?.classification == .notFound)
                 let invalid = await failure(Request(.get, "errors/422", query: ["shape": "nested"]))
                 #expect(invalid?.validationErrors?.messages(for: "email") == ["has already been taken"])
-                #expect(invalid?.userMessage == "Validation failed")
+                #expect(invalid?.userMessage == "email has already been taken; name can't be blank", "the field messages, not the body's general message")
             }
             // "Please check your internet connection": the transport's no-network failure is `.offline`
             // (a loopback test cannot switch the network off, so the error is made as URLSession reports it).
