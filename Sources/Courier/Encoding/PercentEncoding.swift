@@ -1,15 +1,22 @@
 import Foundation
 
 /// Percent-encoding helpers (RFC 3986).
-enum PercentEncoding {
+package enum PercentEncoding {
     /// Encoded bytes being built.
-    typealias Bytes = [UInt8]
+    package typealias Bytes = [UInt8]
 
     /// Appends `string` to `output` with every byte outside the unreserved set encoded.
-    static func appendComponent(_ string: String, to output: inout Bytes) {
+    package static func appendComponent(_ string: String, to output: inout Bytes) {
         for byte in string.utf8 {
             if isUnreserved(byte) { output.append(byte) } else { appendEscape(byte, to: &output) }
         }
+    }
+
+    /// `string` with every byte outside the unreserved set encoded.
+    package static func encodeComponent(_ string: String) -> String {
+        var output: Bytes = []
+        appendComponent(string, to: &output)
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// Encodes a query string written by hand: like a path, but `?` is allowed too.

@@ -1,19 +1,44 @@
-/// Reason phrases for HTTP status codes, for messages.
-enum HTTPStatus {
-    static func reason(_ code: Int) -> String {
+/// Reason phrases for HTTP status codes (RFC 9110; 429 from RFC 6585), for messages and for the
+/// `statusText` of recorded cassettes; a code without one gets its class's name.
+package enum HTTPStatus {
+    package static func reason(_ code: Int) -> String {
         switch code {
+        case 100: "Continue"
+        case 101: "Switching Protocols"
+        case 200: "OK"
+        case 201: "Created"
+        case 202: "Accepted"
+        case 203: "Non-Authoritative Information"
+        case 204: "No Content"
+        case 205: "Reset Content"
+        case 206: "Partial Content"
+        case 300: "Multiple Choices"
+        case 301: "Moved Permanently"
+        case 302: "Found"
+        case 303: "See Other"
+        case 304: "Not Modified"
+        case 307: "Temporary Redirect"
+        case 308: "Permanent Redirect"
         case 400: "Bad Request"
         case 401: "Unauthorized"
         case 403: "Forbidden"
         case 404: "Not Found"
         case 405: "Method Not Allowed"
+        case 406: "Not Acceptable"
+        case 408: "Request Timeout"
         case 409: "Conflict"
         case 410: "Gone"
+        case 411: "Length Required"
+        case 412: "Precondition Failed"
         case 413: "Content Too Large"
+        case 414: "URI Too Long"
         case 415: "Unsupported Media Type"
+        case 416: "Range Not Satisfiable"
         case 422: "Unprocessable Content"
+        case 428: "Precondition Required"
         case 429: "Too Many Requests"
         case 500: "Internal Server Error"
+        case 501: "Not Implemented"
         case 502: "Bad Gateway"
         case 503: "Service Unavailable"
         case 504: "Gateway Timeout"

@@ -13,11 +13,11 @@
 ///   `name`/`reason`; `errors` of `pointer`/`detail`);
 /// - the sample server's `{"error": {"validations": {...}}}`.
 ///
-/// Anything else gives `nil`; the raw body stays on the error. Nesting deeper than
-/// ``maximumDepth`` is not followed, so a hostile body cannot exhaust the stack.
+/// Anything else gives `nil`; the raw body stays on the error. Field paths are followed 32 levels
+/// deep and no further, so a hostile body cannot exhaust the stack.
 public enum ValidationErrorParser {
     /// How deep field paths are followed.
-    public static let maximumDepth = 32
+    static let maximumDepth = 32
 
     /// The field errors in `body`, or `nil` when it has none of the shapes.
     public static func parse(_ body: JSONValue) -> ValidationErrors? {

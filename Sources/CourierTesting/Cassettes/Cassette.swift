@@ -1,12 +1,5 @@
 import Courier
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Recorded HTTP exchanges in a HAR 1.2 file, which ``RecordingTransport`` writes and replays
 /// and ``ReplayTransport`` replays.
@@ -54,6 +47,14 @@ public final class Cassette: Sendable {
     public init(
         file: URL, mode: RecordMode = .once, matching: CassetteMatching = .methodAndURL, redaction: CassetteRedaction = .standard
     ) throws(CourierError) {
+        guard file.isFileURL else {
+            throw CourierError(.cassetteInvalid, "A cassette is a file, and \(file.absoluteString) is not a file URL.")
+        }
+        guard !redaction.placeholder.isEmpty, PercentEncoding.encodeComponent(redaction.placeholder) == redaction.placeholder else {
+            throw CourierError(
+                .cassetteInvalid,
+                "The redaction placeholder \"\(redaction.placeholder)\" must be letters, digits, -, ., _ or ~ (it goes into headers and URLs as it is).")
+        }
         self.file = file
         self.mode = mode
         self.matching = matching
@@ -101,7 +102,8 @@ public final class Cassette: Sendable {
     /// What to do with a request.
     enum Plan: Sendable {
         case replay(CassetteEntry, redactedURL: URL)
-        case record
+        /// Send it and record it; the request as redacted so far comes along.
+        case record(TransportRequest)
         case miss(CourierError)
     }
 
@@ -109,7 +111,7 @@ public final class Cassette: Sendable {
     func plan(for request: TransportRequest, canRecord: Bool) -> Plan {
         state.withLock { state in
             let redacted = state.redactor.redact(request)
-            if canRecord, recordsEverything { return .record }
+            if canRecord, recordsEverything { return .record(redacted) }
             let path = redacted.url.path
             let candidates = state.entries.indices.filter { index in
                 let recorded = state.entries[index].request
@@ -124,17 +126,18 @@ public final class Cassette: Sendable {
             if let last = candidates.last, matching.repeatsLastAnswer {
                 return .replay(state.entries[last], redactedURL: redacted.url)
             }
-            if canRecord, mode == .newEpisodes { return .record }
+            if canRecord, mode == .newEpisodes { return .record(redacted) }
             return .miss(missError(redacted, answered: candidates.count, entries: state.entries))
         }
     }
 
-    /// Records an exchange and writes the file.
+    /// Records an exchange and writes the file. `redacted` is the request as ``plan(for:canRecord:)``
+    /// redacted it; `stream` its streamed body, read now (its fields redacted like a body in memory).
     func record(
-        _ request: TransportRequest, response: TransportResponse, started: Date, duration: Duration
+        _ redacted: TransportRequest, stream: StreamedBody?, response: TransportResponse, started: Date, duration: Duration
     ) throws(CourierError) {
-        var request = request
-        if request.body == nil, let stream = request.bodyStream { request.body = try? stream.collect() }
+        var request = redacted
+        if request.body == nil, let stream { request.body = try? stream.collect() }
         var body = response.body
         if let bodyFile = response.bodyFile {
             do {
@@ -146,14 +149,15 @@ public final class Cassette: Sendable {
         let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
         let waited = (milliseconds * 1000).rounded() / 1000
         state.withLock { state in
+            if stream != nil { request = state.redactor.replaceNamed(in: request) }
             var headers = response.headers
-            let redacted = state.redactor.replaceNamed(in: request)
             state.redactor.replaceNamed(in: &headers, body: &body)
-            var sent = state.redactor.scrub(redacted)
+            // Scrubbed again: the response may have named secrets the request holds too.
+            var sent = state.redactor.scrub(request)
             sent.bodyStream = nil
             if sent.body?.isEmpty == true { sent.body = nil }
             let entry = CassetteEntry(
-                request: sent, status: response.statusCode, statusText: HTTPStatusText.phrase(for: response.statusCode),
+                request: sent, status: response.statusCode, statusText: HTTPStatus.reason(response.statusCode),
                 headers: state.redactor.scrub(headers), body: state.redactor.scrub(body),
                 startedDateTime: Self.timestamp(started), timings: HARTimings(wait: waited), time: waited)
             state.entries.append(entry)
@@ -199,21 +203,13 @@ public final class Cassette: Sendable {
     }
 
     /// `date` as HAR writes it: ISO 8601 in UTC with milliseconds (`2026-11-24T10:15:30.125Z`),
-    /// from the C library's calendar (a Foundation date formatter costs more to make than a
-    /// recording's every other step).
+    /// through the package's fixed-pattern date writer (a Foundation date formatter costs more to
+    /// make than a recording's every other step).
     static func timestamp(_ date: Date) -> String {
-        let interval = date.timeIntervalSince1970
-        guard interval.isFinite, abs(interval) < 1e12 else { return "1970-01-01T00:00:00.000Z" }
-        let whole = interval.rounded(.down)
-        var seconds = time_t(whole)
-        var parts = tm()
-        guard gmtime_r(&seconds, &parts) != nil else { return "1970-01-01T00:00:00.000Z" }
-        func padded(_ value: Int32, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        let utc = TimeZone(secondsFromGMT: 0) ?? .current
+        guard let text = FixedDateFormat("yyyy-MM-dd HH:mm:ss.SSS")?.string(from: date, timeZone: utc) else {
+            return "1970-01-01T00:00:00.000Z"
         }
-        let milliseconds = Int32(min(999, ((interval - whole) * 1000).rounded(.down)))
-        return "\(padded(parts.tm_year + 1900, 4))-\(padded(parts.tm_mon + 1, 2))-\(padded(parts.tm_mday, 2))"
-            + "T\(padded(parts.tm_hour, 2)):\(padded(parts.tm_min, 2)):\(padded(parts.tm_sec, 2)).\(padded(milliseconds, 3))Z"
+        return text.replacingOccurrences(of: " ", with: "T") + "Z"
     }
 }

@@ -101,9 +101,7 @@ public struct CassetteMatching: Sendable {
     /// Whether two bodies are equal: as JSON values when both are JSON, else as bytes.
     static func bodiesMatch(_ first: Data, _ second: Data) -> Bool {
         if first == second { return true }
-        let decoder = JSONDecoder()
-        guard let one = try? decoder.decode(JSONValue.self, from: first), let other = try? decoder.decode(JSONValue.self, from: second)
-        else { return false }
+        guard let one = try? JSONValue.parse(first), let other = try? JSONValue.parse(second) else { return false }
         return one == other
     }
 

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// The HAR 1.2 document a cassette is saved as (http://www.softwareishard.com/blog/har-12-spec/):
@@ -170,7 +171,7 @@ struct HARResponse: Decodable, Sendable {
 
     init(status: Int, cookies: [HARPair], headers: [HARPair], content: HARContent, redirectURL: String) {
         self.status = status
-        statusText = HTTPStatusText.phrase(for: status)
+        statusText = HTTPStatus.reason(status)
         httpVersion = "HTTP/1.1"
         self.cookies = cookies
         self.headers = headers

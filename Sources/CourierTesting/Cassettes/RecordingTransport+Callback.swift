@@ -27,14 +27,14 @@ extension RecordingTransport: CallbackTransport {
         case .miss(let error):
             finish(.failure(error))
             return {}
-        case .record:
+        case .record(let redacted):
             let started = Date()
             let clock = ContinuousClock()
             let start = clock.now
             let record: @Sendable (Result<TransportResponse, any Error>) -> Void = { result in
                 finish(result.flatMap { response in
                     Result {
-                        try cassette.record(request, response: response, started: started, duration: clock.now - start)
+                        try cassette.record(redacted, stream: request.bodyStream, response: response, started: started, duration: clock.now - start)
                         return response
                     }
                 })

@@ -27,21 +27,24 @@ public struct RecordingTransport: HTTPTransport {
         self.cassette = cassette
     }
 
-    /// Replays the recorded answer to `request`, or sends it through ``base`` and records it.
+    /// Replays the recorded answer to `request`, or sends it through ``base`` and records it: the
+    /// callback exchange (``start(_:observer:completion:)``) awaited, cancelled with the task.
     public func send(_ request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
-        let cassette = try Cassette.chosen(cassette, for: request)
-        switch cassette.plan(for: request, canRecord: true) {
-        case .replay(let entry, let shownURL):
-            return try entry.answer(request, shownURL: shownURL, observer: observer)
-        case .miss(let error):
-            throw error
-        case .record:
-            let started = Date()
-            let clock = ContinuousClock()
-            let start = clock.now
-            let response = try await base.send(request, observer: observer)
-            try cassette.record(request, response: response, started: started, duration: clock.now - start)
-            return response
+        let stop = Locked<(cancelled: Bool, cancel: TransportCancellation?)>((false, nil))
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let cancel = start(request, observer: observer) { continuation.resume(with: $0) }
+                let cancelNow = stop.withLock { state in
+                    state.cancel = cancel
+                    return state.cancelled
+                }
+                if cancelNow { cancel() }
+            }
+        } onCancel: {
+            stop.withLock { state in
+                state.cancelled = true
+                return state.cancel
+            }?()
         }
     }
 }

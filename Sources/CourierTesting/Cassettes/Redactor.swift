@@ -37,9 +37,9 @@ struct Redactor: Sendable {
               known.insert(secret).inserted
         else { return }
         var added = Set([secret])
-        for encoded in [Self.percentEncoded(secret, spaceAsPlus: false), Self.percentEncoded(secret, spaceAsPlus: true)] {
-            added.insert(encoded)
-        }
+        let encoded = PercentEncoding.encodeComponent(secret)
+        added.insert(encoded)
+        added.insert(encoded.replacingOccurrences(of: "%20", with: "+"))  // a form body's space
         for core in Self.base64Cores(of: Data(secret.utf8)) { added.insert(core) }
         forms = (Set(forms).union(added)).sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
     }
@@ -174,31 +174,39 @@ struct Redactor: Sendable {
             return redactFormFields(in: body)
         }
         guard type.contains("json") || body.first == UInt8(ascii: "{") || body.first == UInt8(ascii: "["),
-              let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
+              let value = try? JSONValue.parse(body)
         else { return body }
         var changed = false
-        let redacted = redactJSON(object, changed: &changed)
-        guard changed, let data = try? JSONSerialization.data(withJSONObject: redacted, options: [.sortedKeys, .fragmentsAllowed])
-        else { return body }
+        let redacted = redactJSON(value, changed: &changed)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard changed, let data = try? encoder.encode(redacted) else { return body }
         return data
     }
 
-    private mutating func redactJSON(_ value: Any, changed: inout Bool) -> Any {
-        if let object = value as? [String: Any] {
-            var result: [String: Any] = [:]
+    private mutating func redactJSON(_ value: JSONValue, changed: inout Bool) -> JSONValue {
+        switch value {
+        case .object(let object):
+            var result: [String: JSONValue] = [:]
             for (key, field) in object {
-                if isSecretField(key), !(field is [String: Any]), !(field is [Any]), !(field is NSNull) {
-                    learn(Self.text(of: field))
-                    result[key] = rules.placeholder
-                    changed = true
-                } else {
+                switch field {
+                case .string(let text) where isSecretField(key): learn(text)
+                case .int(let number) where isSecretField(key): learn(String(number))
+                case .double(let number) where isSecretField(key): learn(String(number))
+                case .bool(let flag) where isSecretField(key): learn(String(flag))
+                default:
                     result[key] = redactJSON(field, changed: &changed)
+                    continue
                 }
+                result[key] = .string(rules.placeholder)
+                changed = true
             }
-            return result
+            return .object(result)
+        case .array(let values):
+            return .array(values.map { redactJSON($0, changed: &changed) })
+        default:
+            return value
         }
-        if let array = value as? [Any] { return array.map { redactJSON($0, changed: &changed) } }
-        return value
     }
 
     private mutating func redactFormFields(in body: Data) -> Data {
@@ -215,30 +223,6 @@ struct Redactor: Sendable {
     }
 
     // MARK: Forms of a secret
-
-    private static func text(of scalar: Any) -> String {
-        if let string = scalar as? String { return string }
-        if let number = scalar as? NSNumber { return number.stringValue }
-        return "\(scalar)"
-    }
-
-    /// `text` with everything but RFC 3986's unreserved characters percent-encoded (a space as `+`
-    /// in form bodies when `spaceAsPlus`).
-    static func percentEncoded(_ text: String, spaceAsPlus: Bool) -> String {
-        var output = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                output.unicodeScalars.append(UnicodeScalar(byte))
-            case UInt8(ascii: " ") where spaceAsPlus:
-                output += "+"
-            default:
-                output += String(format: "%%%02X", byte)
-            }
-        }
-        return output
-    }
 
     /// The base64 text (standard and URL-safe alphabets) that appears wherever `secret` is encoded
     /// inside a longer base64 string, at each of the three byte alignments: the characters that

@@ -186,6 +186,29 @@ import Testing
         #expect(throws: CourierError.self) { try Cassette(file: file) }
     }
 
+    @Test func badSettingsAreRefusedWhenTheCassetteOpens() {
+        var redaction = CassetteRedaction.standard
+        redaction.placeholder = "[hidden]\r\n"
+        let placeholder = #expect(throws: CourierError.self) { try Cassette(file: URL(fileURLWithPath: "/tmp/x.har"), redaction: redaction) }
+        #expect(placeholder?.kind == .cassetteInvalid && placeholder?.message.contains("placeholder") == true)
+        let remote = #expect(throws: CourierError.self) { try Cassette(file: URL(string: "https://example.com/x.har")!) }
+        #expect(remote?.kind == .cassetteInvalid && remote?.message.contains("not a file URL") == true)
+    }
+
+    @Test func theTransportsOwnSendRecordsAndReplays() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.url.appendingPathComponent("send.har")
+        let url = try await withServer { server in
+            let url = server.baseURL.appendingPathComponent("sample")
+            let live = try await RecordingTransport(wrapping: URLSessionTransport(), cassette: try Cassette(file: file)).send(TransportRequest(url: url), observer: .none)
+            #expect(live.statusCode == 200 && server.requestCount("GET", "/sample") == 1)
+            return url
+        }
+        let replayed = try await RecordingTransport(wrapping: URLSessionTransport(), cassette: try Cassette(file: file)).send(TransportRequest(url: url), observer: .none)
+        #expect(replayed.statusCode == 200 && !replayed.body.isEmpty)
+    }
+
     @Test func aTransportWithNoCassetteSendsNothing() async throws {
         try await withServer { server in
             let client = server.client(RecordingTransport(wrapping: URLSessionTransport()))
