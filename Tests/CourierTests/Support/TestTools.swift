@@ -24,8 +24,8 @@ enum TestTools {
         return url
     }
 
-    /// Runs `script` with the environment's Python and returns what it printed; a failure throws
-    /// with what it printed to standard error.
+    /// Runs the environment's Python with `arguments` and returns what it printed; a failure (or
+    /// a run past two minutes, when it is killed) throws with what it printed to standard error.
     static func runPython(_ arguments: [String], in environment: String = "test-tools") throws -> Data {
         let process = Process()
         process.executableURL = try executable("python", in: environment)
@@ -35,9 +35,13 @@ enum TestTools {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
+        // A limit, not synchronisation: a script that hangs is killed, and the test fails.
+        let limit = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: limit)
         let printed = output.fileHandleForReading.readDataToEndOfFile()
         let complaints = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        limit.cancel()
         guard process.terminationStatus == 0 else {
             throw Missing(description: "python \(arguments.joined(separator: " ")) failed: \(String(decoding: complaints, as: UTF8.self))")
         }
