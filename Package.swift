@@ -100,6 +100,7 @@ let package = Package(
             name: "BenchWorkloads",
             dependencies: [
                 "Courier",
+                "CourierTesting",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Courier
+import CourierTesting
 import Foundation
 import NIOCore
 import NIOFoundationCompat
@@ -37,7 +38,8 @@ public enum SmallGet {
     /// With `feature`, every optional feature is off but the one named, for the per-feature lines
     /// of `courier-bench overhead`: `off` (none), `sharing` (in-flight sharing, nobody joining),
     /// `metrics` (a counting backend), `tracing` (a recording tracer), `cache` (a lookup that
-    /// misses; requests are not stored), `retry` (a policy set, never needed).
+    /// misses; requests are not stored), `retry` (a policy set, never needed), `record` (every GET recorded into a
+    /// cassette in the temporary directory, through `RecordingTransport`).
     public static func client(_ baseURL: URL, _ transport: any HTTPTransport, feature: String? = nil) throws -> APIClient {
         var configuration = ClientConfiguration(baseURL: baseURL)
         configuration.decoder = decoder()
@@ -55,6 +57,9 @@ public enum SmallGet {
                 configuration.cache = ResponseCache(directory: directory)
                 configuration.cacheOption = .both
             case "retry": configuration.retryPolicy = .standard
+            case "record":
+                let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-record-\(UUID().uuidString).har")
+                return APIClient(configuration: configuration, transport: RecordingTransport(wrapping: transport, cassette: try Cassette(file: file, mode: .all)))
             default: throw BenchError("unknown feature \(feature)")
             }
         }

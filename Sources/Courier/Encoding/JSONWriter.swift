@@ -2,12 +2,20 @@ import Foundation
 
 /// Writes ``Parameter`` values as JSON with sorted object keys: compact, or pretty-printed
 /// (`"key" : value`, two spaces an indent level, empty arrays and objects as `[]` and `{}`).
+///
+/// A document can also be written piece by piece, without building a ``Parameter`` tree first:
+/// ``beginObject()``, ``key(_:)`` (or ``literalKey(_:)``) and a value for each member, ``endObject()`` (and the same for
+/// arrays with ``beginArray()``/``endArray()``). Written that way, keys come out in the order
+/// given: the caller gives them sorted to get the same bytes as ``write(_:)``.
 package struct JSONWriter {
     package private(set) var bytes: [UInt8] = []
     /// Whether to break lines and indent.
     private let pretty: Bool
     /// The current indent level when pretty-printing.
     private var depth = 0
+    /// Whether the innermost open array or object has a member yet (it then needs a comma before
+    /// the next one).
+    private var hasMember = false
 
     /// A writer of compact JSON, or of pretty-printed JSON when `prettyPrinted`, its lines
     /// indented `depth` levels (for a value written inside a larger document).
@@ -19,42 +27,103 @@ package struct JSONWriter {
     package mutating func write(_ value: Parameter) throws {
         switch value {
         case .string(let string): writeString(string)
-        case .int(let int): bytes.append(contentsOf: String(int).utf8)
-        case .double(let double):
-            guard double.isFinite else {
-                throw ParameterEncodingError("the number is \(double), which JSON cannot represent", at: "")
-            }
-            bytes.append(contentsOf: Self.format(double).utf8)
+        case .int(let int): write(int)
+        case .double(let double): try write(double)
         case .bool(let bool): bytes.append(contentsOf: (bool ? "true" : "false").utf8)
         case .null: bytes.append(contentsOf: "null".utf8)
         case .array(let values):
-            bytes.append(UInt8(ascii: "["))
-            depth += 1
-            for (index, element) in values.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                breakLine()
-                do { try write(element) } catch let error as ParameterEncodingError { throw error.inside("[\(index)]") }
+            beginArray()
+            for (index, value) in values.enumerated() {
+                element()
+                do { try write(value) } catch let error as ParameterEncodingError { throw error.inside("[\(index)]") }
             }
-            depth -= 1
-            if !values.isEmpty { breakLine() }
-            bytes.append(UInt8(ascii: "]"))
+            endArray()
         case .object(let values):
-            bytes.append(UInt8(ascii: "{"))
-            depth += 1
-            for (index, key) in values.keys.sorted().enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                breakLine()
-                writeString(key)
-                bytes.append(contentsOf: pretty ? Self.prettyColon : [UInt8(ascii: ":")])
-                do { try write(values[key]!) } catch let error as ParameterEncodingError { throw error.inside(key) }
+            beginObject()
+            for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+                self.key(key)
+                do { try write(value) } catch let error as ParameterEncodingError { throw error.inside(key) }
             }
-            depth -= 1
-            if !values.isEmpty { breakLine() }
-            bytes.append(UInt8(ascii: "}"))
+            endObject()
         case .data(let data, _, _): writeString(data.base64EncodedString())
         case .file(let url, _, _):
             throw ParameterEncodingError("the file \(url.path) cannot be sent in a JSON body; send it as multipart")
         }
+    }
+
+    // MARK: Piece by piece
+
+    /// A string value.
+    package mutating func write(_ string: String) { writeString(string) }
+
+    /// An integer value.
+    package mutating func write(_ int: Int) { bytes.append(contentsOf: String(int).utf8) }
+
+    /// A number value; infinities and NaN are refused (JSON has no way to write them).
+    package mutating func write(_ double: Double) throws {
+        guard double.isFinite else {
+            throw ParameterEncodingError("the number is \(double), which JSON cannot represent", at: "")
+        }
+        bytes.append(contentsOf: Self.format(double).utf8)
+    }
+
+    /// Opens an object; its members follow as ``key(_:)`` and a value each.
+    package mutating func beginObject() { open(UInt8(ascii: "{")) }
+
+    /// Closes the innermost object.
+    package mutating func endObject() { close(UInt8(ascii: "}")) }
+
+    /// Opens an array; each element follows ``element()``.
+    package mutating func beginArray() { open(UInt8(ascii: "[")) }
+
+    /// Closes the innermost array.
+    package mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    /// Starts the next member of the innermost object: its key, and the colon after it.
+    package mutating func key(_ key: String) {
+        element()
+        writeString(key)
+        colon()
+    }
+
+    /// Starts the next member of the innermost object with a key written in the source, copied as
+    /// it is: it must need no escaping (no quote, backslash or control character).
+    package mutating func literalKey(_ key: StaticString) {
+        element()
+        bytes.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
+        colon()
+    }
+
+    private mutating func colon() {
+        if pretty {
+            bytes.append(UInt8(ascii: " "))
+            bytes.append(UInt8(ascii: ":"))
+            bytes.append(UInt8(ascii: " "))
+        } else {
+            bytes.append(UInt8(ascii: ":"))
+        }
+    }
+
+    /// Starts the next element of the innermost array.
+    package mutating func element() {
+        if hasMember { bytes.append(UInt8(ascii: ",")) }
+        hasMember = true
+        breakLine()
+    }
+
+    private mutating func open(_ bracket: UInt8) {
+        bytes.append(bracket)
+        depth += 1
+        hasMember = false
+    }
+
+    private mutating func close(_ bracket: UInt8) {
+        depth -= 1
+        if hasMember { breakLine() }
+        bytes.append(bracket)
+        hasMember = true  // the value just closed is a member of the level around it
     }
 
     /// Integral values within 2^53 are written without a fraction; others in Swift's shortest
@@ -64,32 +133,53 @@ package struct JSONWriter {
         return "\(double)"
     }
 
-    private static let prettyColon = Array(" : ".utf8)
+    /// A line break and the indent of the first 32 levels, copied from in one piece.
+    private static let lineBreaks: [UInt8] = [0x0A] + Array(repeating: UInt8(ascii: " "), count: 64)
 
     /// A line break and the current indent, when pretty-printing.
     private mutating func breakLine() {
         guard pretty else { return }
-        bytes.append(0x0A)
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: depth * 2))
+        let width = 1 + depth * 2
+        if width <= Self.lineBreaks.count {
+            Self.lineBreaks.withUnsafeBufferPointer { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<width])) }
+        } else {
+            bytes.append(0x0A)
+            bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: depth * 2))
+        }
     }
 
+    /// `string` quoted, with `"`, `\\` and control characters escaped; the runs between them are
+    /// copied whole.
     private mutating func writeString(_ string: String) {
         bytes.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0..<0x20:
-                bytes.append(contentsOf: "\\u00".utf8)
-                bytes.append(Self.hex[Int(byte >> 4)])
-                bytes.append(Self.hex[Int(byte & 0xF)])
-            default: bytes.append(byte)
+        var string = string
+        string.withUTF8 { utf8 in
+            var start = 0
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                escape(byte)
+                start = index + 1
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// The escape sequence of a quote, backslash or control character.
+    private mutating func escape(_ byte: UInt8) {
+        bytes.append(0x5C)
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+        case 0x0A: bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(UInt8(ascii: "t"))
+        default:
+            bytes.append(contentsOf: "u00".utf8)
+            bytes.append(Self.hex[Int(byte >> 4)])
+            bytes.append(Self.hex[Int(byte & 0xF)])
+        }
     }
 
     private static let hex = Array("0123456789abcdef".utf8)

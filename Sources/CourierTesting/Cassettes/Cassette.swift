@@ -206,10 +206,15 @@ public final class Cassette: Sendable {
     /// through the package's fixed-pattern date writer (a Foundation date formatter costs more to
     /// make than a recording's every other step).
     static func timestamp(_ date: Date) -> String {
-        let utc = TimeZone(secondsFromGMT: 0) ?? .current
-        guard let text = FixedDateFormat("yyyy-MM-dd HH:mm:ss.SSS")?.string(from: date, timeZone: utc) else {
+        guard let format = Self.timestampFormat, let text = format.string(from: date, timeZone: Self.utc) else {
             return "1970-01-01T00:00:00.000Z"
         }
-        return text.replacingOccurrences(of: " ", with: "T") + "Z"
+        var bytes = Array(text.utf8)
+        bytes[10] = UInt8(ascii: "T")  // the pattern's one space, between the date and the time
+        bytes.append(UInt8(ascii: "Z"))
+        return String(decoding: bytes, as: UTF8.self)
     }
+
+    private static let timestampFormat = FixedDateFormat("yyyy-MM-dd HH:mm:ss.SSS")
+    private static let utc = TimeZone(secondsFromGMT: 0) ?? .current
 }

@@ -57,8 +57,8 @@ extension CassetteEntry {
 
     /// The entry as HAR.
     var har: HAREntry {
-        let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
-        let query = (components?.queryItems ?? []).map { HARPair(name: $0.name, value: $0.value ?? "") }
+        let items = request.url.query == nil ? nil : URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems
+        let query = (items ?? []).map { HARPair(name: $0.name, value: $0.value ?? "") }
         let requestBody = request.body ?? Data()
         let postData: HARPostData? = requestBody.isEmpty && request.headers["Content-Type"] == nil ? nil : {
             let type = request.headers["Content-Type"] ?? ""

@@ -18,8 +18,11 @@ enum HARBodyText {
     /// textual types (and bodies of printable ASCII whatever their type); images and other binary
     /// types are always base64.
     static func text(_ body: Data, mimeType: String) -> String? {
-        guard !body.contains(0), isTextual(mimeType) || body.allSatisfy({ (0x20...0x7E).contains($0) || (0x09...0x0D).contains($0) })
-        else { return nil }
+        let textual = isTextual(mimeType)
+        let plausible = body.withUnsafeBytes { bytes in
+            textual ? !bytes.contains(0) : bytes.allSatisfy { (0x20...0x7E).contains($0) || (0x09...0x0D).contains($0) }
+        }
+        guard plausible else { return nil }
         let encoding = charset(of: mimeType)
         guard let text = String(data: body, encoding: encoding) else { return nil }
         // UTF-8 and ISO 8859-1 turn back into the same bytes by construction; other charsets may not.
@@ -29,15 +32,15 @@ enum HARBodyText {
 
     /// Whether `mimeType` names text: `text/*`, JSON, XML, JavaScript, form or GraphQL bodies.
     static func isTextual(_ mimeType: String) -> Bool {
-        let lowered = mimeType.lowercased()
-        return lowered.hasPrefix("text/") || ["json", "xml", "javascript", "x-www-form-urlencoded", "graphql"].contains { lowered.contains($0) }
+        mimeType.utf8.count >= 5 && ASCIISearch.contains("text/", in: String(mimeType.prefix(5)))
+            || ["json", "xml", "javascript", "x-www-form-urlencoded", "graphql"].contains { ASCIISearch.contains($0, in: mimeType) }
     }
 
     /// The charset of `mimeType`: its `charset` parameter, else UTF-8 for JSON, else ISO 8859-1.
     static func charset(of mimeType: String) -> String.Encoding {
         let lowered = mimeType.lowercased()
         for parameter in lowered.split(separator: ";").dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \"'")) }
+            let pair = parameter.split(separator: "=", maxSplits: 1).map(unquoted)
             guard pair.count == 2, pair[0] == "charset" else { continue }
             switch pair[1] {
             case "utf-8", "utf8": return .utf8
@@ -50,6 +53,13 @@ enum HARBodyText {
             default: return .utf8
             }
         }
-        return lowered.contains("json") ? .utf8 : .isoLatin1
+        return ASCIISearch.contains("json", in: lowered) ? .utf8 : .isoLatin1
+    }
+
+    /// A parameter's name or value without the spaces and quotes around it.
+    private static func unquoted(_ part: Substring) -> String {
+        let kept = { (character: Character) in character != " " && character != "\"" && character != "'" }
+        guard let first = part.firstIndex(where: kept), let last = part.lastIndex(where: kept) else { return "" }
+        return String(part[first...last])
     }
 }

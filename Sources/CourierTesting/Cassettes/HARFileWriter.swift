@@ -73,15 +73,28 @@ struct HARFileWriter {
         }
         let newTail = offset + UInt64(bytes.count)
         bytes += Self.tail
-        try handle.seek(toOffset: offset)
-        try handle.write(contentsOf: bytes)
+        try Self.write(bytes, to: handle, at: offset)
         return newTail
+    }
+
+    /// Writes `bytes` at `offset` with one `pwrite(2)` (a seek and a write cost two system calls).
+    private static func write(_ bytes: [UInt8], to handle: FileHandle, at offset: UInt64) throws {
+        var done = 0
+        while done < bytes.count {
+            let written = bytes.withUnsafeBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return 0 }
+                return pwrite(handle.fileDescriptor, base + done, buffer.count - done, off_t(offset) + off_t(done))
+            }
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            done += written
+        }
     }
 
     /// One entry, pretty-printed with sorted keys, indented to its place in `log.entries`.
     private static func encode(_ entry: CassetteEntry, into bytes: inout [UInt8]) throws {
         var writer = JSONWriter(prettyPrinted: true, depth: 3)
-        try writer.write(entry.har.json)
+        try entry.har.write(to: &writer)
         bytes += Self.indent
         bytes += writer.bytes
     }

@@ -154,7 +154,7 @@ struct Redactor: Sendable {
     }
 
     private mutating func redactQuery(of url: URL) -> URL? {
-        guard !rules.queryParameters.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+        guard !rules.queryParameters.isEmpty, url.query != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
               let items = components.percentEncodedQueryItems
         else { return nil }
         var changed = false
@@ -167,13 +167,21 @@ struct Redactor: Sendable {
         return changed ? components.url : nil
     }
 
+    /// Whether `body` may hold one of the `fields` (lowercased): one appears in it in any case, it
+    /// has escapes (`\u0070assword` in JSON, `pass%77ord` in a form) that could spell one, or a
+    /// field's name is not ASCII (its other cases are not searched for).
+    private func mayName(_ fields: Set<String>, _ body: Data) -> Bool {
+        fields.contains { !$0.utf8.allSatisfy { $0 < 0x80 } } || ASCIISearch.contains("\\u", in: body) || ASCIISearch.contains("%", in: body)
+            || fields.contains { ASCIISearch.contains($0, in: body) }
+    }
+
     private mutating func redactFields(in body: Data, contentType: String?) -> Data {
-        guard !rules.bodyFields.isEmpty, !body.isEmpty else { return body }
-        let type = contentType?.lowercased() ?? ""
-        if type.contains("application/x-www-form-urlencoded") {
+        guard !rules.bodyFields.isEmpty, !body.isEmpty, mayName(secretFields, body) else { return body }
+        let type = contentType ?? ""
+        if ASCIISearch.contains("application/x-www-form-urlencoded", in: type) {
             return redactFormFields(in: body)
         }
-        guard type.contains("json") || body.first == UInt8(ascii: "{") || body.first == UInt8(ascii: "["),
+        guard ASCIISearch.contains("json", in: type) || body.first == UInt8(ascii: "{") || body.first == UInt8(ascii: "["),
               let value = try? JSONValue.parse(body)
         else { return body }
         var changed = false

@@ -71,6 +71,29 @@ import Testing
         #expect(text.contains(#""name" : "api_key""#) && text.contains("page=2"), "names and other values stay")
     }
 
+    /// A named body field is found in any case and however JSON or a form spells its name.
+    @Test func bodyFieldsAreFoundInAnyCaseAndAnySpelling() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.url.appendingPathComponent("fields.har")
+        let secrets = ["upper-case-secret", "json-escaped-secret", "form-escaped-secret"]
+        try await withServer { server in
+            let cassette = try Cassette(file: file, redaction: Self.redaction())
+            let client = server.client(RecordingTransport(wrapping: URLSessionTransport(), cassette: cassette))
+            let bodies: [(String, String)] = [
+                (#"{"PassWord": "upper-case-secret"}"#, "application/json"),
+                (#"{"\u0070assword": "json-escaped-secret"}"#, "application/json"),
+                ("pass%77ord=form-escaped-secret", "application/x-www-form-urlencoded"),
+            ]
+            for (body, type) in bodies {
+                _ = try await client.send(Request<Data>(.post, "echo", body: .data(Data(body.utf8), contentType: type)))
+            }
+        }
+        let text = try String(contentsOf: file, encoding: .utf8)
+        for secret in secrets { #expect(!text.contains(secret), "\(secret) reached the cassette") }
+        #expect(text.contains("REDACTED"))
+    }
+
     /// The secret as written, percent-encoded and base64-encoded (standard and URL-safe alphabets).
     static func forms(of secret: String) -> [String] {
         let base64 = Data(secret.utf8).base64EncodedString().trimmingCharacters(in: CharacterSet(charactersIn: "="))
