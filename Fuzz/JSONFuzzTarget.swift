@@ -1,4 +1,5 @@
-// libFuzzer entry point: arbitrary bytes into the JSON parser and the model decoder.
+// libFuzzer entry point: arbitrary bytes into the JSON parser, the model decoder and the
+// validation-error parser.
 // Compiled together with Courier's sources by Fuzz/run.sh; not part of the package.
 import Foundation
 
@@ -32,5 +33,12 @@ public func courierFuzzOneInput(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> 
     }
     _ = try? ModelDecoder().decode([FuzzPizza].self, from: value)
     _ = ResponseBodyValue.read(data, contentType: nil)
+    // Field errors, whatever the shape: every field named, every message kept, the summary bounded.
+    if let errors = ValidationErrorParser.parse(value) {
+        if errors.fields.isEmpty || errors.fields.contains(where: { $0.key.isEmpty && $0.value.isEmpty }) {
+            fatalError("field errors with nothing in them: \(errors.fields)")
+        }
+        _ = errors.summary(limit: 3)
+    }
     return 0
 }

@@ -5,15 +5,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-300}"
 shift || true
-swift build --target Logging >/dev/null
-swift build --target Crypto >/dev/null
+# Courier's dependencies, built once in debug; their objects are linked into the fuzzer as they are.
+for target in Logging CoreMetrics Tracing Crypto; do swift build --target "$target" >/dev/null; done
 mkdir -p .build/fuzz/corpus
 # Courier's sources are compiled into the fuzzer with instrumentation; its dependencies (swift-log,
-# swift-crypto and BoringSSL) are linked from the debug build as they are.
+# swift-metrics' CoreMetrics, swift-distributed-tracing with swift-service-context, swift-crypto and
+# BoringSSL) are linked from the debug build as they are.
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name CourierFuzz -package-name courier \
     -I .build/debug/Modules \
     $(find Sources/Courier -name '*.swift') Fuzz/JSONFuzzTarget.swift \
     .build/debug/Logging.build/*.o \
+    $(find .build/debug/CoreMetrics.build .build/debug/Tracing.build .build/debug/Instrumentation.build \
+        .build/debug/ServiceContextModule.build -name '*.o') \
     $(find .build/debug/Crypto.build .build/debug/CryptoBoringWrapper.build .build/debug/CCryptoBoringSSL.build \
         .build/debug/CCryptoBoringSSLShims.build -name '*.o') \
     -o .build/fuzz/courier-json-fuzz

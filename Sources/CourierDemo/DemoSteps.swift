@@ -134,6 +134,15 @@ struct DemoSteps {
             narrator.say("422 → .validationFailed: \(fields.messages(for: "email").joined(separator: ", ")) (email); user message: \(error.userMessage)")
         }
         do {
+            _ = try await client.send(Request<JSONValue>(.get, "errors/validation/fastapi"))
+            throw DemoFailure("FastAPI's 422 did not throw")
+        } catch let error as CourierError {
+            guard let fields = error.validationErrors, let zip = fields.messages(for: "address.zipCode").first else {
+                throw DemoFailure("FastAPI's 422 gave no field errors: \(error.classification)")
+            }
+            narrator.say("FastAPI 422 → address.zipCode (server: \(fields.serverNames["address.zipCode"] ?? "the same")): \(zip)")
+        }
+        do {
             _ = try await client.send(Request<JSONValue>(.get, "errors/500"))
             throw DemoFailure("a 500 did not throw")
         } catch let error as CourierError {

@@ -22,7 +22,8 @@ import ServiceLifecycle
 /// - `GET /bytes/{count}`: streams `count` bytes, byte `i` being `i % 251` (`?chunked=true` leaves
 ///   out `Content-Length`);
 /// - `GET /sample`: a ~300-byte JSON document (XML with `?type=xml`);
-/// - `GET /errors/422?shape=rails|nested|jsonapi|problem`, `GET /errors/500` (an HTML page) and
+/// - `GET /errors/422?shape=rails|nested|jsonapi|problem`, `GET /errors/validation/{framework}` (a
+///   framework's field errors with its status), `GET /errors/500` (an HTML page) and
 ///   `GET /errors/{code}?key=…&message=…` (JSON, or XML with `?type=xml`): failures in real APIs' shapes;
 /// - `/redirect?to=URL&status=302`, any method: a redirect; `/redirect/loop` redirects to itself;
 /// - `POST /auth`, `POST /auth/sign_in`, `DELETE /auth/sign_out`, `GET /me`: devise-style accounts

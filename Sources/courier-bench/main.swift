@@ -15,6 +15,7 @@ let suites: [String: @Sendable (BenchOptions) async throws -> Void] = [
     "dedup": { try await DedupBenchmark(options: $0).run() },
     "store": { try await StoreBenchmark(options: $0).run() },
     "replay": { try await ReplayBenchmark(options: $0).run() },
+    "errors": { try ValidationErrorsBenchmark(options: $0).run() },
 ]
 
 guard let name = arguments.first, let suite = suites[name] else {

@@ -43,6 +43,9 @@ import Testing
                     let order = try #require(answers[framework]?.first { $0.case == "order" }, "\(framework)")
                     let error = try #require(try await Self.error(for: order, client: client))
                     #expect(error.classification.name == "validationFailed", "\(framework) \(order.status)")
+                    // The sample server's copy is what the framework wrote.
+                    let served = try #require(try await Self.failure(of: Request<JSONValue>(.get, "errors/validation/\(framework)"), client: client))
+                    #expect(served.statusCode == order.status && served.bodyValue?.json == order.body, "the sample server's \(framework) body")
                     let errors = try #require(error.validationErrors, "\(framework)")
                     for field in ["email", "address.zipCode", "items.1.quantity"] {
                         #expect(!errors.messages(for: field).isEmpty, "\(framework): \(field) in \(errors.fields)")
@@ -68,6 +71,40 @@ import Testing
                     #expect(detail.userMessage == answer.body["detail"]?.stringValue, "\(framework)")
                 }
             }
+        }
+    }
+
+    /// The sample server's `GET /errors/validation/{shape}` serves each framework's field errors with
+    /// its status; every one reaches the app as field errors, on both transports.
+    @Test(arguments: TransportKind.allCases)
+    func theSampleServerServesEveryFrameworksShape(kind: TransportKind) async throws {
+        let expected: [String: (status: Int, field: String)] = [
+            "rails": (422, "email"), "nested": (422, "email"), "jsonapi": (422, "email"), "problem": (422, "age"),
+            "fastapi": (422, "address.zipCode"), "djangoRestFramework": (400, "items.1.quantity"),
+            "flaskWebargs": (422, "address.zipCode"), "laravel": (422, "teamName"), "aspnetCore": (400, "address.zipCode"),
+            "spring": (400, "items.1.quantity"), "expressValidator": (400, "items.1.quantity"), "nestjs": (400, "base"),
+        ]
+        try await kind.with { transport in
+            try await withServer { server in
+                let client = server.client(transport)
+                for (shape, want) in expected {
+                    let error = try #require(try await Self.failure(of: Request<JSONValue>(.get, "errors/validation/\(shape)"), client: client), "\(shape)")
+                    #expect(error.statusCode == want.status, "\(shape)")
+                    #expect(error.classification.name == "validationFailed", "\(shape): \(error.classification)")
+                    #expect(error.validationErrors?.messages(for: want.field).isEmpty == false, "\(shape): \(String(describing: error.validationErrors))")
+                }
+                let unknown = try #require(try await Self.failure(of: Request<JSONValue>(.get, "errors/validation/cobol"), client: client))
+                #expect(unknown.statusCode == 404)
+            }
+        }
+    }
+
+    static func failure(of request: Request<JSONValue>, client: APIClient) async throws -> CourierError? {
+        do {
+            _ = try await client.send(request)
+            return nil
+        } catch {
+            return error
         }
     }
 

@@ -78,16 +78,36 @@ public enum ValidationErrorParser {
             fields.isEmpty ? nil : ValidationErrors(fields: fields, serverNames: serverNames)
         }
 
+        /// Each component's name in the app's naming, as found so far (bodies repeat the same
+        /// names, one per list item or nested object).
+        private var propertyNames: [String: String] = [:]
+
         mutating func add(_ message: String, at path: [String]) {
-            let server = path.joined(separator: ".")
+            add([message], at: path)
+        }
+
+        mutating func add(_ messages: [String], at path: [String]) {
+            guard !messages.isEmpty else { return }
             let name: String
             if path.isEmpty || (path.count == 1 && ValidationErrorParser.baseNames.contains(path[0])) {
                 name = "base"
             } else {
-                name = path.map { $0.allSatisfy(\.isNumber) ? $0 : KeyMapping.propertyName(for: $0) }.joined(separator: ".")
+                var parts: [String] = []
+                for component in path { parts.append(propertyName(component)) }
+                name = parts.joined(separator: ".")
+                let server = path.joined(separator: ".")
                 if name != server { serverNames[name] = server }
             }
-            fields[name, default: []].append(message)
+            fields[name, default: []].append(contentsOf: messages)
+        }
+
+        /// A path component in the app's naming; list indexes stay as they are.
+        private mutating func propertyName(_ component: String) -> String {
+            if component.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) { return component }
+            if let known = propertyNames[component] { return known }
+            let name = KeyMapping.propertyName(for: component)
+            propertyNames[component] = name
+            return name
         }
 
         /// A tree of messages: strings, lists of them, objects of fields, lists of items.
@@ -97,17 +117,14 @@ public enum ValidationErrorParser {
             case .string(let message):
                 add(message, at: path)
             case .array(let values):
-                for (index, element) in values.enumerated() {
-                    if let message = element.stringValue {
-                        add(message, at: path)
-                    } else {
-                        tree(element, path: path + [String(index)])
-                    }
+                add(values.compactMap(\.stringValue), at: path)
+                for (index, element) in values.enumerated() where element.stringValue == nil {
+                    tree(element, path: path + [String(index)])
                 }
             case .object(let object):
-                for key in object.keys.sorted() {
+                for (key, field) in object.sorted(by: { $0.key < $1.key }) {
                     // ASP.NET and Laravel write nested fields as one dotted key (`Address.ZipCode`).
-                    if let field = object[key] { tree(field, path: path + Self.dotted(key)) }
+                    tree(field, path: path + Self.dotted(key))
                 }
             default:
                 break
@@ -149,6 +166,7 @@ public enum ValidationErrorParser {
         static func dotted(_ name: String) -> [String] {
             var name = Substring(name)
             if name.hasPrefix("$.") { name = name.dropFirst(2) }
+            guard name.utf8.contains(UInt8(ascii: "[")) else { return name.split(separator: ".").map(String.init) }
             return name.replacingOccurrences(of: "[", with: ".").replacingOccurrences(of: "]", with: "")
                 .split(separator: ".").map(String.init)
         }

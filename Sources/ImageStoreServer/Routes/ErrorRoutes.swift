@@ -9,12 +9,16 @@ import NIOFoundationCompat
 /// - `GET /errors/422?shape=rails|nested|jsonapi|problem`: a 422 whose body lists field errors in
 ///   that shape (Rails `errors` map, `error.validations`, JSON:API `errors` array, RFC 9457
 ///   `invalid-params`);
+/// - `GET /errors/validation/{shape}`: the field errors of a web framework (`fastapi`,
+///   `djangoRestFramework`, `flaskWebargs`, `laravel`, `aspnetCore`, `spring`, `expressValidator`,
+///   `nestjs`, and the four above), with the status that framework answers (``ValidationShapes``);
 /// - `GET /errors/500`: a 500 with an HTML page, as a crashed framework answers;
 /// - `GET /errors/{code}?key=error_message&message=…`: that status with `{key: message}`, or its
 ///   XML form with `?type=xml`.
 struct ErrorRoutes {
     func add(to router: Router<BasicRequestContext>) {
         router.get("errors/422", use: validation)
+        router.get("errors/validation/{shape}", use: framework)
         router.get("errors/500", use: htmlFailure)
         router.get("errors/{code}", use: message)
         router.post("errors/replay", use: replay)
@@ -30,27 +34,26 @@ struct ErrorRoutes {
         return Response(status: .init(code: code), headers: [.contentType: contentType], body: .init(byteBuffer: body))
     }
 
+    /// `GET /errors/422?shape=`: a shape of ``ValidationShapes`` with status 422 (`rails` by default).
     @Sendable func validation(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let shape = request.uri.queryParameters.get("shape") ?? "rails"
-        let body: String
-        var contentType = "application/json"
-        switch shape {
-        case "rails":
-            body = #"{"errors":{"email":["has already been taken","is invalid"],"password":["is too short (minimum is 8 characters)"]}}"#
-        case "nested":
-            body = #"{"error":{"message":"Validation failed","validations":{"email":["has already been taken"],"name":["can't be blank"]}}}"#
-        case "jsonapi":
-            contentType = "application/vnd.api+json"
-            body = #"{"errors":[{"status":"422","source":{"pointer":"/data/attributes/email"},"detail":"has already been taken"},{"status":"422","source":{"pointer":"/data/attributes/password"},"title":"Invalid","detail":"is too short"},{"status":"422","detail":"Account is locked"}]}"#
-        case "problem":
-            contentType = "application/problem+json"
-            body = #"{"type":"https://example.com/probs/validation","title":"Your request is not valid.","status":422,"invalid-params":[{"name":"age","reason":"must be a positive integer"},{"name":"color","reason":"must be 'green', 'red' or 'blue'"}]}"#
-        default:
-            body = #"{"oops":"an unknown shape"}"#
+        let name = request.uri.queryParameters.get("shape") ?? "rails"
+        let shape = ValidationShapes.all[name] ?? ValidationShapes.Shape(status: 422, body: #"{"oops":"an unknown shape"}"#)
+        return Self.response(shape, status: 422)
+    }
+
+    /// `GET /errors/validation/{shape}`: a framework's field errors with its own status.
+    @Sendable func framework(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let name = try context.parameters.require("shape")
+        guard let shape = ValidationShapes.all[name] else {
+            throw HTTPError(.notFound, message: "No shape \(name); the shapes are \(ValidationShapes.all.keys.sorted().joined(separator: ", ")).")
         }
-        return Response(
-            status: .unprocessableContent, headers: [.contentType: contentType],
-            body: .init(byteBuffer: ByteBuffer(string: body)))
+        return Self.response(shape, status: shape.status)
+    }
+
+    private static func response(_ shape: ValidationShapes.Shape, status: Int) -> Response {
+        Response(
+            status: .init(code: status), headers: [.contentType: shape.contentType],
+            body: .init(byteBuffer: ByteBuffer(string: shape.body)))
     }
 
     @Sendable func htmlFailure(_ request: Request, context: BasicRequestContext) async throws -> Response {
