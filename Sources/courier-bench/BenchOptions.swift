@@ -13,8 +13,14 @@ struct BenchOptions: Sendable {
         var iterator = arguments.makeIterator()
         while let argument = iterator.next() {
             switch argument {
-            case "--rounds": rounds = Int(iterator.next() ?? "") ?? rounds
-            case "--scale": scale = Double(iterator.next() ?? "") ?? scale
+            case "--rounds":
+                guard let value = iterator.next().flatMap(Int.init), value >= 1 else { throw BenchError("--rounds takes a whole number, 1 or more") }
+                rounds = value
+            case "--scale":
+                guard let value = iterator.next().flatMap(Double.init), value.isFinite, value > 0, value <= 1_000 else {
+                    throw BenchError("--scale takes a number above 0 and at most 1000")
+                }
+                scale = value
             case "--only": only = iterator.next()
             default: throw BenchError("unknown option \(argument)")
             }

@@ -80,8 +80,6 @@ struct DecodeBenchmark {
             }
             return date
         }
-        let clock = ContinuousClock()
-        func time(_ body: () throws -> Void) rethrows -> Double { try clock.measure(body).seconds }
         let baselines: [(String, () throws -> Void)] = [
             ("decode.vs-jsondecoder", { _ = try formatterDecoder.decode([FoundationUser].self, from: data) }),
             ("decode.vs-jsondecoder-fastdate", { _ = try fastDateDecoder.decode([FoundationUser].self, from: data) }),
@@ -91,26 +89,12 @@ struct DecodeBenchmark {
         try ours()
         for (name, baseline) in baselines where options.selects(name) {
             try baseline()
-            var ratios: [Double] = []
-            var oursTotal = 0.0
-            var baselineTotal = 0.0
-            for round in 0..<options.rounds {
-                let a: Double
-                let b: Double
-                if round.isMultiple(of: 2) {
-                    a = try time(ours)
-                    b = try time(baseline)
-                } else {
-                    b = try time(baseline)
-                    a = try time(ours)
-                }
-                ratios.append(b / a)
-                oursTotal += a
-                baselineTotal += b
-            }
-            ratios.sort()
+            let (oursTimes, baselineTimes) = try PairedMeasurement.alternate(rounds: options.rounds, ours, baseline)
+            let ratio = PairedMeasurement.median(zip(baselineTimes, oursTimes).map { $0 / $1 })
+            let oursTotal = oursTimes.reduce(0, +)
+            let baselineTotal = baselineTimes.reduce(0, +)
             let runs = Double(options.rounds)
-            print("\(name) ratio=\(String(format: "%.2f", ratios[ratios.count / 2])) courier=\(String(format: "%.1f", megabytes * runs / oursTotal))MB/s raw=\(String(format: "%.1f", megabytes * runs / baselineTotal))MB/s")
+            print("\(name) ratio=\(String(format: "%.2f", ratio)) courier=\(String(format: "%.1f", megabytes * runs / oursTotal))MB/s raw=\(String(format: "%.1f", megabytes * runs / baselineTotal))MB/s")
         }
     }
 }

@@ -69,6 +69,28 @@ struct PairedMeasurement {
             courierLatency: Percentiles(courierLatencies), rawLatency: Percentiles(rawLatencies))
     }
 
+    /// Times `first` and `second` (synchronous work) in `rounds` alternating rounds, as ``run(courier:raw:)``
+    /// does; the seconds of each round, per side.
+    static func alternate(rounds: Int, _ first: () throws -> Void, _ second: () throws -> Void) rethrows -> (first: [Double], second: [Double]) {
+        let clock = ContinuousClock()
+        var times: (first: [Double], second: [Double]) = ([], [])
+        for round in 0..<rounds {
+            if round.isMultiple(of: 2) {
+                times.first.append(try clock.measure(first).seconds)
+                times.second.append(try clock.measure(second).seconds)
+            } else {
+                times.second.append(try clock.measure(second).seconds)
+                times.first.append(try clock.measure(first).seconds)
+            }
+        }
+        return times
+    }
+
+    /// The middle value of `values` (the upper middle one for an even count); 0 for none.
+    static func median(_ values: [Double]) -> Double {
+        values.isEmpty ? 0 : values.sorted()[values.count / 2]
+    }
+
     /// Prints `name ratio=… courier=…/s raw=…/s p50=…/…µs p99=…/…µs` (courier/raw).
     static func report(_ name: String, _ result: Result) {
         func micros(_ duration: Duration) -> String { String(Int((duration.seconds * 1e6).rounded())) }

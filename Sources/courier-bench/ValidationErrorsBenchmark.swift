@@ -33,7 +33,6 @@ struct ValidationErrorsBenchmark {
             ("errors.parse.typical", Self.typical, options.scaled(20_000, minimum: 500)),
             ("errors.parse.1mb", Self.large(fields: 10_000), options.scaled(20, minimum: 3)),
         ]
-        let clock = ContinuousClock()
         for (name, body, repetitions) in bodies where options.selects(name) {
             let courier = {
                 for _ in 0..<repetitions {
@@ -50,26 +49,15 @@ struct ValidationErrorsBenchmark {
             }
             try courier()
             try foundation()
-            var parsing: [Double] = []
-            for _ in 0..<max(1, options.rounds / 2) { parsing.append(try clock.measure { try jsonOnly() }.seconds) }
-            var ours: [Double] = []
-            var theirs: [Double] = []
-            for round in 0..<options.rounds {
-                if round.isMultiple(of: 2) {
-                    ours.append(try clock.measure { try courier() }.seconds)
-                    theirs.append(try clock.measure { try foundation() }.seconds)
-                } else {
-                    theirs.append(try clock.measure { try foundation() }.seconds)
-                    ours.append(try clock.measure { try courier() }.seconds)
-                }
-            }
-            let ratios = zip(theirs, ours).map { $0 / $1 }.sorted()
-            let perBody = ours.sorted()[ours.count / 2] / Double(repetitions)
-            let baseline = theirs.sorted()[theirs.count / 2] / Double(repetitions)
-            let parse = parsing.sorted()[parsing.count / 2] / Double(repetitions)
+            let (ours, theirs) = try PairedMeasurement.alternate(rounds: options.rounds, courier, foundation)
+            let (parsing, _) = try PairedMeasurement.alternate(rounds: max(1, options.rounds / 2), jsonOnly, {})
+            let ratio = PairedMeasurement.median(zip(theirs, ours).map { $0 / $1 })
+            let perBody = PairedMeasurement.median(ours) / Double(repetitions)
+            let baseline = PairedMeasurement.median(theirs) / Double(repetitions)
+            let parse = PairedMeasurement.median(parsing) / Double(repetitions)
             print(String(
                 format: "%@ ratio=%.2f courier=%.1fµs (JSON parse %.1fµs) jsonserialization=%.1fµs per body of %d bytes",
-                name, ratios[ratios.count / 2], perBody * 1e6, parse * 1e6, baseline * 1e6, body.count))
+                name, ratio, perBody * 1e6, parse * 1e6, baseline * 1e6, body.count))
         }
     }
 }

@@ -209,12 +209,19 @@ public final class Cassette: Sendable {
         guard let format = Self.timestampFormat, let text = format.string(from: date, timeZone: Self.utc) else {
             return "1970-01-01T00:00:00.000Z"
         }
-        var bytes = Array(text.utf8)
-        bytes[10] = UInt8(ascii: "T")  // the pattern's one space, between the date and the time
-        bytes.append(UInt8(ascii: "Z"))
-        return String(decoding: bytes, as: UTF8.self)
+        return text.replacingFirstSpace() + "Z"
     }
 
     private static let timestampFormat = FixedDateFormat("yyyy-MM-dd HH:mm:ss.SSS")
     private static let utc = TimeZone(secondsFromGMT: 0) ?? .current
+}
+
+private extension String {
+    /// The text with its first space (the pattern's one, between the date and the time) made a `T`,
+    /// byte by byte (Foundation's `replacingOccurrences` goes through `NSString`).
+    func replacingFirstSpace() -> String {
+        var bytes = Array(utf8)
+        if let space = bytes.firstIndex(of: UInt8(ascii: " ")) { bytes[space] = UInt8(ascii: "T") }
+        return String(decoding: bytes, as: UTF8.self)
+    }
 }
