@@ -127,19 +127,23 @@ import Testing
         #expect(throws: ModelDecodingError.self) { try decoder.decode(Event.self, from: Data(#"{"at":"yesterday"}"#.utf8)) }
     }
 
-    @Test func fixedDateFormatAgreesWithDateFormatter() throws {
+    @Test(arguments: ["yyyy/MM/dd HH:mm:ss", "yyyy-MM-dd'T'HH:mm:ss'Z'"])
+    func fixedDateFormatAgreesWithDateFormatter(pattern: String) throws {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(secondsFromGMT: 0)
-        formatter.dateFormat = "yyyy/MM/dd HH:mm:ss"
-        let fixed = try #require(FixedDateFormat("yyyy/MM/dd HH:mm:ss"))
+        formatter.dateFormat = pattern
+        let fixed = try #require(FixedDateFormat(pattern))
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<2_000 {
             let seconds = Double(Int64.random(in: -2_000_000_000...4_000_000_000, using: &generator))
-            let text = formatter.string(from: Date(timeIntervalSince1970: seconds))
-            #expect(fixed.date(from: text, timeZone: TimeZone(secondsFromGMT: 0)!) == Date(timeIntervalSince1970: seconds), "\(text)")
+            let date = Date(timeIntervalSince1970: seconds)
+            let text = formatter.string(from: date)
+            #expect(fixed.date(from: text, timeZone: TimeZone(secondsFromGMT: 0)!) == date, "\(text)")
+            #expect(fixed.string(from: date, timeZone: TimeZone(secondsFromGMT: 0)!) == text)
         }
         #expect(FixedDateFormat("EEE, dd MMM") == nil)
+        #expect(FixedDateFormat("yyyy''MM") == nil, "an empty quote is DateFormatter's escaped quote: left to DateFormatter")
     }
 
     @Test func dictionariesNestedArraysAndTheArrayHelper() throws {

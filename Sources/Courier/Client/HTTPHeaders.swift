@@ -99,7 +99,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
 extension String {
     /// ASCII case-insensitive equality without allocating (header names are ASCII tokens).
-    func caseInsensitiveEquals(_ other: String) -> Bool {
+    package func caseInsensitiveEquals(_ other: String) -> Bool {
         guard utf8.count == other.utf8.count else { return false }
         // Native strings are contiguous: compare their buffers directly (the generic zip of two
         // UTF-8 views costs hundreds of instructions per call).

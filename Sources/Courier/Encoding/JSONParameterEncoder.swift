@@ -13,6 +13,6 @@ public struct JSONParameterEncoder: ParameterEncoding {
     public func encode(_ parameters: Parameters) throws -> EncodedBody {
         var writer = JSONWriter()
         try writer.write(.object(parameters))
-        return EncodedBody(data: Data(writer.bytes), contentType: "application/json")
+        return EncodedBody(data: writer.data, contentType: "application/json")
     }
 }

@@ -7,8 +7,14 @@ import Foundation
 /// ``beginObject()``, ``key(_:)`` (or ``literalKey(_:)``) and a value for each member, ``endObject()`` (and the same for
 /// arrays with ``beginArray()``/``endArray()``). Written that way, keys come out in the order
 /// given: the caller gives them sorted to get the same bytes as ``write(_:)``.
-package struct JSONWriter {
-    package private(set) var bytes: [UInt8] = []
+///
+/// The writer owns its buffer (so it cannot be copied): each piece is measured, then written
+/// into the buffer in place. Appending to an `Array` cost more than writing the piece.
+package struct JSONWriter: ~Copyable {
+    /// The bytes written so far.
+    private var storage: UnsafeMutablePointer<UInt8>
+    private var used = 0
+    private var capacity: Int
     /// Whether to break lines and indent.
     private let pretty: Bool
     /// The current indent level when pretty-printing.
@@ -18,10 +24,36 @@ package struct JSONWriter {
     private var hasMember = false
 
     /// A writer of compact JSON, or of pretty-printed JSON when `prettyPrinted`, its lines
-    /// indented `depth` levels (for a value written inside a larger document).
-    package init(prettyPrinted: Bool = false, depth: Int = 0) {
+    /// indented `depth` levels (for a value written inside a larger document); `capacity` is the
+    /// room it starts with (it grows as needed).
+    package init(prettyPrinted: Bool = false, depth: Int = 0, capacity: Int = 1024) {
         pretty = prettyPrinted
         self.depth = depth
+        self.capacity = Swift.max(capacity, 16)
+        storage = .allocate(capacity: capacity)
+    }
+
+    deinit { storage.deallocate() }
+
+    /// The bytes written so far.
+    package var bytes: [UInt8] { Array(UnsafeBufferPointer(start: storage, count: used)) }
+
+    /// How many bytes have been written.
+    package var count: Int { used }
+
+    /// The bytes written so far, as `Data`.
+    package var data: Data { Data(bytes: storage, count: used) }
+
+    /// Copies `bytes` in as they are (text around a document, which the caller makes valid).
+    package mutating func writeRaw(_ bytes: UnsafeRawBufferPointer) {
+        let out = reserve(bytes.count)
+        if let source = bytes.baseAddress { UnsafeMutableRawPointer(out).copyMemory(from: source, byteCount: bytes.count) }
+        used += bytes.count
+    }
+
+    /// Gives the bytes written so far to `body`, without a copy.
+    package func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(start: storage, count: used))
     }
 
     package mutating func write(_ value: Parameter) throws {
@@ -29,8 +61,8 @@ package struct JSONWriter {
         case .string(let string): writeString(string)
         case .int(let int): write(int)
         case .double(let double): try write(double)
-        case .bool(let bool): bytes.append(contentsOf: (bool ? "true" : "false").utf8)
-        case .null: bytes.append(contentsOf: "null".utf8)
+        case .bool(let bool): append(bool ? "true" : "false")
+        case .null: append("null")
         case .array(let values):
             beginArray()
             for (index, value) in values.enumerated() {
@@ -57,14 +89,35 @@ package struct JSONWriter {
     package mutating func write(_ string: String) { writeString(string) }
 
     /// An integer value.
-    package mutating func write(_ int: Int) { bytes.append(contentsOf: String(int).utf8) }
+    package mutating func write(_ int: Int) {
+        let negative = int < 0
+        var rest = int.magnitude
+        var digits = 1
+        while rest >= 10 {
+            rest /= 10
+            digits += 1
+        }
+        let length = digits + (negative ? 1 : 0)
+        let out = reserve(length)
+        if negative { out[0] = UInt8(ascii: "-") }
+        rest = int.magnitude
+        for index in stride(from: length - 1, through: negative ? 1 : 0, by: -1) {
+            out[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+        }
+        used += length
+    }
 
     /// A number value; infinities and NaN are refused (JSON has no way to write them).
     package mutating func write(_ double: Double) throws {
         guard double.isFinite else {
             throw ParameterEncodingError("the number is \(double), which JSON cannot represent", at: "")
         }
-        bytes.append(contentsOf: Self.format(double).utf8)
+        if double == double.rounded(), abs(double) < 9_007_199_254_740_992 {
+            write(Int(double))
+        } else {
+            append("\(double)")
+        }
     }
 
     /// Opens an object; its members follow as ``key(_:)`` and a value each.
@@ -87,34 +140,41 @@ package struct JSONWriter {
     }
 
     /// Starts the next member of the innermost object with a key written in the source, copied as
-    /// it is: it must need no escaping (no quote, backslash or control character).
+    /// it is: it must need no escaping (no quote, backslash or control character). The comma, line
+    /// break, indent, quoted key and colon go in as one piece.
     package mutating func literalKey(_ key: StaticString) {
         element()
-        bytes.append(UInt8(ascii: "\""))
-        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { utf8 in
+            let out = reserve(utf8.count + 2)
+            out[0] = UInt8(ascii: "\"")
+            if let source = utf8.baseAddress { (out + 1).initialize(from: source, count: utf8.count) }
+            out[utf8.count + 1] = UInt8(ascii: "\"")
+            used += utf8.count + 2
+        }
         colon()
     }
 
     private mutating func colon() {
         if pretty {
-            bytes.append(UInt8(ascii: " "))
-            bytes.append(UInt8(ascii: ":"))
-            bytes.append(UInt8(ascii: " "))
+            let out = reserve(3)
+            out[0] = UInt8(ascii: " ")
+            out[1] = UInt8(ascii: ":")
+            out[2] = UInt8(ascii: " ")
+            used += 3
         } else {
-            bytes.append(UInt8(ascii: ":"))
+            append(byte: UInt8(ascii: ":"))
         }
     }
 
     /// Starts the next element of the innermost array.
     package mutating func element() {
-        if hasMember { bytes.append(UInt8(ascii: ",")) }
+        if hasMember { append(byte: UInt8(ascii: ",")) }
         hasMember = true
         breakLine()
     }
 
     private mutating func open(_ bracket: UInt8) {
-        bytes.append(bracket)
+        append(byte: bracket)
         depth += 1
         hasMember = false
     }
@@ -122,7 +182,7 @@ package struct JSONWriter {
     private mutating func close(_ bracket: UInt8) {
         depth -= 1
         if hasMember { breakLine() }
-        bytes.append(bracket)
+        append(byte: bracket)
         hasMember = true  // the value just closed is a member of the level around it
     }
 
@@ -133,56 +193,109 @@ package struct JSONWriter {
         return "\(double)"
     }
 
-    /// A line break and the indent of the first 32 levels, copied from in one piece.
-    private static let lineBreaks: [UInt8] = [0x0A] + Array(repeating: UInt8(ascii: " "), count: 64)
-
     /// A line break and the current indent, when pretty-printing.
     private mutating func breakLine() {
         guard pretty else { return }
         let width = 1 + depth * 2
-        if width <= Self.lineBreaks.count {
-            Self.lineBreaks.withUnsafeBufferPointer { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<width])) }
-        } else {
-            bytes.append(0x0A)
-            bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: depth * 2))
-        }
+        let out = reserve(width)
+        out[0] = 0x0A
+        (out + 1).initialize(repeating: UInt8(ascii: " "), count: width - 1)
+        used += width
     }
 
-    /// `string` quoted, with `"`, `\\` and control characters escaped; the runs between them are
-    /// copied whole.
+    /// `string` quoted, with `"`, `\\` and control characters escaped.
     private mutating func writeString(_ string: String) {
-        bytes.append(UInt8(ascii: "\""))
         var string = string
-        string.withUTF8 { utf8 in
-            var start = 0
-            for index in utf8.indices {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
-                escape(byte)
-                start = index + 1
+        string.withUTF8 { writeString(utf8: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// A string value from its UTF-8 bytes (which must be valid UTF-8), quoted, with `"`, `\\` and
+    /// control characters escaped: measured first, then written in place, the runs between escapes
+    /// copied whole.
+    package mutating func writeString(utf8: UnsafeRawBufferPointer) {
+        Self.writtenLengths.withUnsafeBufferPointer { lengths in
+            var length = 2
+            for byte in utf8 { length &+= Int(lengths[Int(byte)]) }
+            let out = reserve(length)
+            out[0] = UInt8(ascii: "\"")
+            if let source = utf8.baseAddress?.assumingMemoryBound(to: UInt8.self) {
+                if length == utf8.count + 2 {
+                    (out + 1).initialize(from: source, count: utf8.count)
+                } else {
+                    var at = 1
+                    var start = 0
+                    for index in 0..<utf8.count where lengths[Int(source[index])] != 1 {
+                        (out + at).initialize(from: source + start, count: index - start)
+                        at += index - start
+                        at += Self.escape(source[index], into: out + at)
+                        start = index + 1
+                    }
+                    (out + at).initialize(from: source + start, count: utf8.count - start)
+                }
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+            out[length - 1] = UInt8(ascii: "\"")
+            used += length
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 
-    /// The escape sequence of a quote, backslash or control character.
-    private mutating func escape(_ byte: UInt8) {
-        bytes.append(0x5C)
+    /// How many bytes each byte takes in a JSON string: 1, or the length of its escape sequence
+    /// (a quote, backslash or control character).
+    private static let writtenLengths: [UInt8] = (0...255).map { byte in
         switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
-        case 0x0A: bytes.append(UInt8(ascii: "n"))
-        case 0x0D: bytes.append(UInt8(ascii: "r"))
-        case 0x09: bytes.append(UInt8(ascii: "t"))
-        default:
-            bytes.append(contentsOf: "u00".utf8)
-            bytes.append(Self.hex[Int(byte >> 4)])
-            bytes.append(Self.hex[Int(byte & 0xF)])
+        case 0x22, 0x5C, 0x0A, 0x0D, 0x09: 2
+        case 0..<0x20: 6
+        default: 1
         }
     }
 
-    private static let hex = Array("0123456789abcdef".utf8)
+    /// Writes the escape sequence of a quote, backslash or control character at `out`; returns its length.
+    private static func escape(_ byte: UInt8, into out: UnsafeMutablePointer<UInt8>) -> Int {
+        out[0] = 0x5C
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): out[1] = byte
+        case 0x0A: out[1] = UInt8(ascii: "n")
+        case 0x0D: out[1] = UInt8(ascii: "r")
+        case 0x09: out[1] = UInt8(ascii: "t")
+        default:
+            let hex = Array("0123456789abcdef".utf8)
+            out[1] = UInt8(ascii: "u")
+            out[2] = UInt8(ascii: "0")
+            out[3] = UInt8(ascii: "0")
+            out[4] = hex[Int(byte >> 4)]
+            out[5] = hex[Int(byte & 0xF)]
+            return 6
+        }
+        return 2
+    }
+
+    // MARK: The buffer
+
+    /// Room for `length` more bytes: where they go. The caller writes them, then adds `length` to `count`.
+    private mutating func reserve(_ length: Int) -> UnsafeMutablePointer<UInt8> {
+        if used + length > capacity {
+            let grown = Swift.max(capacity * 2, used + length)
+            let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+            larger.initialize(from: storage, count: used)
+            storage.deallocate()
+            storage = larger
+            capacity = grown
+        }
+        return storage + used
+    }
+
+    private mutating func append(byte: UInt8) {
+        reserve(1).pointee = byte
+        used += 1
+    }
+
+    private mutating func append(_ text: String) {
+        var text = text
+        text.withUTF8 { utf8 in
+            let out = reserve(utf8.count)
+            if let source = utf8.baseAddress { out.initialize(from: source, count: utf8.count) }
+            used += utf8.count
+        }
+    }
 }
 
 /// Why a set of parameters could not be encoded.

@@ -2,7 +2,7 @@ import Foundation
 
 /// Parses dates in a fixed pattern such as `yyyy/MM/dd HH:mm:ss` without `DateFormatter` (which
 /// costs tens of microseconds a call). Tokens: `yyyy`, `MM`, `dd`, `HH`, `mm`, `ss`, `SSS`; any
-/// other character must appear as it is.
+/// other character must appear as it is, letters quoted as `DateFormatter` quotes them (`'T'`).
 package struct FixedDateFormat: Sendable, Hashable {
     enum Token: Hashable {
         case year, month, day, hour, minute, second, millisecond
@@ -22,8 +22,8 @@ package struct FixedDateFormat: Sendable, Hashable {
     /// The pattern it was made from.
     package let pattern: String
 
-    /// A format for `pattern`, or `nil` when the pattern uses anything but the supported tokens and
-    /// non-letter literals.
+    /// A format for `pattern`, or `nil` when the pattern uses anything but the supported tokens,
+    /// non-letter literals and quoted text (`'T'`).
     package init?(_ pattern: String) {
         let bytes = Array(pattern.utf8)
         var tokens: [Token] = []
@@ -36,6 +36,12 @@ package struct FixedDateFormat: Sendable, Hashable {
                 continue outer
             }
             let byte = bytes[index]
+            if byte == UInt8(ascii: "'") {
+                guard let close = bytes[(index + 1)...].firstIndex(of: UInt8(ascii: "'")), close > index + 1 else { return nil }
+                tokens += bytes[(index + 1)..<close].map { .literal($0) }
+                index = close + 1
+                continue
+            }
             if (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) { return nil }
             tokens.append(.literal(byte))
             index += 1
@@ -95,10 +101,24 @@ package struct FixedDateFormat: Sendable, Hashable {
         let days = Int((Double(whole) / 86_400).rounded(.down))
         let seconds = whole - days * 86_400
         let (year, month, day) = Self.civil(fromDays: days)
-        var text = ""
+        // Digits written as bytes: building the text from `String(value)` pieces cost several
+        // allocations a field.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(32)
         func pad(_ value: Int, _ width: Int) {
-            let digits = String(value)
-            text += String(repeating: "0", count: max(0, width - digits.count)) + digits
+            var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for an Int's 19 digits
+            if value < 0 { bytes.append(UInt8(ascii: "-")) }
+            var rest = value.magnitude
+            var count = 0
+            withUnsafeMutableBytes(of: &digits) { digits in
+                repeat {
+                    digits[count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                    count += 1
+                } while rest > 0
+                for _ in count..<max(count, width) { bytes.append(UInt8(ascii: "0")) }
+                for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(digits[index]) }
+            }
         }
         for token in tokens {
             switch token {
@@ -109,10 +129,10 @@ package struct FixedDateFormat: Sendable, Hashable {
             case .minute: pad(seconds / 60 % 60, 2)
             case .second: pad(seconds % 60, 2)
             case .millisecond: pad(millisecond, 3)
-            case .literal(let byte): text += String(UnicodeScalar(byte))
+            case .literal(let byte): bytes.append(byte)
             }
         }
-        return text
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Year, month and day of a day count from 1970-01-01.

@@ -23,7 +23,7 @@ public struct ModelEncoder: DataEncoder {
     public func encode<T: Encodable>(_ value: T) throws -> Data {
         var writer = JSONWriter()
         try writer.write(Parameter(try encodeValue(value, keyMap: nil)))
-        return Data(writer.bytes)
+        return writer.data
     }
 
     /// `value` as a JSON value; with a `keyMap`, objects it covers use its keys and leave out

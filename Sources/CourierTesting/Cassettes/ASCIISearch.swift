@@ -17,7 +17,11 @@ enum ASCIISearch {
 
     /// Whether `word`, lowercase ASCII, appears in `bytes` in any case.
     static func contains(_ word: String, in bytes: UnsafeRawBufferPointer) -> Bool {
-        let needle = Array(word.utf8)
+        var word = word
+        return word.withUTF8 { contains(UnsafeRawBufferPointer($0), in: bytes) }
+    }
+
+    private static func contains(_ needle: UnsafeRawBufferPointer, in bytes: UnsafeRawBufferPointer) -> Bool {
         guard let first = needle.first else { return true }
         guard bytes.count >= needle.count else { return false }
         for start in 0...(bytes.count - needle.count) where lowered(bytes[start]) == first {

@@ -209,19 +209,9 @@ public final class Cassette: Sendable {
         guard let format = Self.timestampFormat, let text = format.string(from: date, timeZone: Self.utc) else {
             return "1970-01-01T00:00:00.000Z"
         }
-        return text.replacingFirstSpace() + "Z"
+        return text
     }
 
-    private static let timestampFormat = FixedDateFormat("yyyy-MM-dd HH:mm:ss.SSS")
+    private static let timestampFormat = FixedDateFormat("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'")
     private static let utc = TimeZone(secondsFromGMT: 0) ?? .current
-}
-
-private extension String {
-    /// The text with its first space (the pattern's one, between the date and the time) made a `T`,
-    /// byte by byte (Foundation's `replacingOccurrences` goes through `NSString`).
-    func replacingFirstSpace() -> String {
-        var bytes = Array(utf8)
-        if let space = bytes.firstIndex(of: UInt8(ascii: " ")) { bytes[space] = UInt8(ascii: "T") }
-        return String(decoding: bytes, as: UTF8.self)
-    }
 }

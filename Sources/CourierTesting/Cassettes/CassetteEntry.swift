@@ -55,54 +55,11 @@ extension CassetteEntry {
         time = entry.time
     }
 
-    /// The entry as HAR.
-    var har: HAREntry {
-        let items = request.url.query == nil ? nil : URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems
-        let query = (items ?? []).map { HARPair(name: $0.name, value: $0.value ?? "") }
-        let requestBody = request.body ?? Data()
-        let postData: HARPostData? = requestBody.isEmpty && request.headers["Content-Type"] == nil ? nil : {
-            let type = request.headers["Content-Type"] ?? ""
-            if let text = HARBodyText.text(requestBody, mimeType: type) { return HARPostData(mimeType: type, text: text, base64: nil) }
-            return HARPostData(mimeType: type, text: "", base64: requestBody.base64EncodedString())
-        }()
-        let harRequest = HARRequest(
-            method: request.method.rawValue, url: request.url.absoluteString, cookies: Self.requestCookies(request.headers),
-            headers: Self.pairs(request.headers), queryString: query, postData: postData, bodySize: requestBody.count)
-        let content: HARContent
-        let mimeType = headers["Content-Type"] ?? ""
-        if let text = HARBodyText.text(body, mimeType: mimeType) {
-            content = HARContent(size: body.count, mimeType: mimeType, text: text, encoding: nil)
-        } else {
-            content = HARContent(size: body.count, mimeType: mimeType, text: body.base64EncodedString(), encoding: "base64")
-        }
-        var response = HARResponse(
-            status: status, cookies: Self.responseCookies(headers), headers: Self.pairs(headers), content: content,
-            redirectURL: headers["Location"] ?? "")
-        if !statusText.isEmpty { response.statusText = statusText }
-        return HAREntry(startedDateTime: startedDateTime, time: time, request: harRequest, response: response, timings: timings)
-    }
-
     // MARK: Pieces
 
     private static func headers(_ pairs: [HARPair]) -> HTTPHeaders {
         var headers = HTTPHeaders()
         for pair in pairs where !pair.name.hasPrefix(":") { headers.add(name: pair.name, value: pair.value) }  // no HTTP/2 pseudo-headers
         return headers
-    }
-
-    private static func pairs(_ headers: HTTPHeaders) -> [HARPair] { headers.map { HARPair(name: $0.name, value: $0.value) } }
-
-    private static func requestCookies(_ headers: HTTPHeaders) -> [HARPair] {
-        headers.values(for: "Cookie").flatMap { $0.split(separator: ";") }.compactMap { cookie(String($0)) }
-    }
-
-    private static func responseCookies(_ headers: HTTPHeaders) -> [HARPair] {
-        headers.values(for: "Set-Cookie").compactMap { value in value.split(separator: ";").first.flatMap { cookie(String($0)) } }
-    }
-
-    private static func cookie(_ pair: String) -> HARPair? {
-        let pair = pair.trimmingCharacters(in: .whitespaces)
-        guard let equals = pair.firstIndex(of: "=") else { return nil }
-        return HARPair(name: String(pair[..<equals]), value: String(pair[pair.index(after: equals)...]))
     }
 }

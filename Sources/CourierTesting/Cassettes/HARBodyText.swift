@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// How a body's bytes and a HAR `text` field turn into each other.
@@ -14,20 +15,68 @@ enum HARBodyText {
         return Data(text.utf8)  // a character the charset cannot hold: the writer did not use it
     }
 
-    /// `body` as text that ``bytes(_:mimeType:)`` turns back into the same bytes, or `nil`: for
-    /// textual types (and bodies of printable ASCII whatever their type); images and other binary
-    /// types are always base64.
-    static func text(_ body: Data, mimeType: String) -> String? {
-        let textual = isTextual(mimeType)
-        let plausible = body.withUnsafeBytes { bytes in
-            textual ? !bytes.contains(0) : bytes.allSatisfy { (0x20...0x7E).contains($0) || (0x09...0x0D).contains($0) }
+    /// How a body is written as a HAR `text` field.
+    enum Form {
+        /// Its bytes as they are: ASCII, which every charset Courier reads back with (all but
+        /// UTF-16) turns into the same bytes.
+        case ascii
+        /// Decoded text that ``HARBodyText/bytes(_:mimeType:)`` turns back into the same bytes.
+        case text(String)
+        /// Base64 of the bytes: binary, or text that would not read back the same.
+        case base64
+
+        /// Writes `body` in this form as a JSON string.
+        func write(_ body: Data, to json: inout JSONWriter) {
+            switch self {
+            case .ascii: body.withUnsafeBytes { json.writeString(utf8: $0) }
+            case .text(let text): json.write(text)
+            case .base64: json.write(body.base64EncodedString())
+            }
         }
-        guard plausible else { return nil }
+    }
+
+    /// How `body` is written under `mimeType`: as text for textual types (and bodies of printable
+    /// ASCII whatever their type) when reading it back gives the same bytes; images and other
+    /// binary types are always base64.
+    static func form(_ body: Data, mimeType: String) -> Form {
+        let textual = isTextual(mimeType)
+        let (plausible, ascii) = body.withUnsafeBytes { bytes in
+            textual ? textScan(bytes) : printableScan(bytes)
+        }
+        guard plausible else { return .base64 }
         let encoding = charset(of: mimeType)
-        guard let text = String(data: body, encoding: encoding) else { return nil }
+        let utf16 = encoding == .utf16 || encoding == .utf16BigEndian || encoding == .utf16LittleEndian
+        if ascii, !utf16 { return .ascii }
+        guard let text = String(data: body, encoding: encoding) else { return .base64 }
         // UTF-8 and ISO 8859-1 turn back into the same bytes by construction; other charsets may not.
-        guard encoding == .utf8 || encoding == .isoLatin1 || text.data(using: encoding) == body else { return nil }
-        return text
+        guard encoding == .utf8 || encoding == .isoLatin1 || text.data(using: encoding) == body else { return .base64 }
+        return .text(text)
+    }
+
+    /// Text may hold anything but NUL: whether it has none, and whether it is all ASCII, read
+    /// eight bytes at a time.
+    private static func textScan(_ bytes: UnsafeRawBufferPointer) -> (plausible: Bool, ascii: Bool) {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        var ascii = true
+        var index = 0
+        while index + 8 <= bytes.count {
+            let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            if (word &- ones) & ~word & highBits != 0 { return (false, false) }  // one of the eight is 0
+            if word & highBits != 0 { ascii = false }
+            index += 8
+        }
+        for byte in bytes[index...] {
+            if byte == 0 { return (false, false) }
+            if byte >= 0x80 { ascii = false }
+        }
+        return (true, ascii)
+    }
+
+    /// A body of another type passes as text only when it is printable ASCII.
+    private static func printableScan(_ bytes: UnsafeRawBufferPointer) -> (plausible: Bool, ascii: Bool) {
+        let printable = bytes.allSatisfy { (0x20...0x7E).contains($0) || (0x09...0x0D).contains($0) }
+        return (printable, printable)
     }
 
     /// Whether `mimeType` names text: `text/*`, JSON, XML, JavaScript, form or GraphQL bodies.
@@ -38,6 +87,8 @@ enum HARBodyText {
 
     /// The charset of `mimeType`: its `charset` parameter, else UTF-8 for JSON, else ISO 8859-1.
     static func charset(of mimeType: String) -> String.Encoding {
+        // Most types have no parameters: no lowercased copy and no split for them.
+        guard mimeType.utf8.contains(UInt8(ascii: ";")) else { return ASCIISearch.contains("json", in: mimeType) ? .utf8 : .isoLatin1 }
         let lowered = mimeType.lowercased()
         for parameter in lowered.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1).map(unquoted)

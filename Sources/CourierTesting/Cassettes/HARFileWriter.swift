@@ -19,7 +19,7 @@ struct HARFileWriter {
     private var handle: FileHandle?
     private var tailOffset: UInt64 = 0
 
-    private static let head = """
+    private static let head = Array("""
         {
           "log" : {
             "creator" : {
@@ -28,7 +28,7 @@ struct HARFileWriter {
             },
             "entries" : [
 
-        """
+        """.utf8)
     private static let tail = Array("""
 
             ],
@@ -48,15 +48,14 @@ struct HARFileWriter {
                 try? handle?.close()
                 handle = nil
                 try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-                var bytes = Array(Self.head.utf8)
-                for (index, entry) in entries.enumerated() {
-                    if index > 0 { bytes += Self.separator }
-                    try Self.encode(entry, into: &bytes)
-                }
-                bytes += Self.tail
-                try Data(bytes).write(to: file, options: .atomic)
+                var json = JSONWriter(prettyPrinted: true, depth: 3, capacity: 4096 * (entries.count + 1))
+                Self.head.withUnsafeBytes { json.writeRaw($0) }
+                try Self.encode(entries[...], first: true, into: &json)
+                let tailStart = json.count
+                Self.tail.withUnsafeBytes { json.writeRaw($0) }
+                try json.data.write(to: file, options: .atomic)
                 handle = try FileHandle(forUpdating: file)
-                tailOffset = UInt64(bytes.count - Self.tail.count)
+                tailOffset = UInt64(tailStart)
             }
             written = entries.count
         } catch {
@@ -66,37 +65,34 @@ struct HARFileWriter {
 
     /// Writes `entries` over the old tail at `offset`, and the tail after them; returns where the new tail starts.
     private func append(_ entries: ArraySlice<CassetteEntry>, to handle: FileHandle, at offset: UInt64) throws -> UInt64 {
-        var bytes: [UInt8] = []
-        for entry in entries {
-            bytes += Self.separator
-            try Self.encode(entry, into: &bytes)
-        }
-        let newTail = offset + UInt64(bytes.count)
-        bytes += Self.tail
-        try Self.write(bytes, to: handle, at: offset)
+        var json = JSONWriter(prettyPrinted: true, depth: 3, capacity: 4096 * entries.count)
+        try Self.encode(entries, first: false, into: &json)
+        let newTail = offset + UInt64(json.count)
+        Self.tail.withUnsafeBytes { json.writeRaw($0) }
+        try json.withBytes { bytes in try Self.write(bytes, to: handle, at: offset) }
         return newTail
     }
 
     /// Writes `bytes` at `offset` with one `pwrite(2)` (a seek and a write cost two system calls).
-    private static func write(_ bytes: [UInt8], to handle: FileHandle, at offset: UInt64) throws {
+    private static func write(_ bytes: UnsafeRawBufferPointer, to handle: FileHandle, at offset: UInt64) throws {
+        guard let base = bytes.baseAddress else { return }
         var done = 0
         while done < bytes.count {
-            let written = bytes.withUnsafeBytes { buffer -> Int in
-                guard let base = buffer.baseAddress else { return 0 }
-                return pwrite(handle.fileDescriptor, base + done, buffer.count - done, off_t(offset) + off_t(done))
-            }
+            let written = pwrite(handle.fileDescriptor, base + done, bytes.count - done, off_t(offset) + off_t(done))
             if written < 0, errno == EINTR { continue }
             guard written > 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
             done += written
         }
     }
 
-    /// One entry, pretty-printed with sorted keys, indented to its place in `log.entries`.
-    private static func encode(_ entry: CassetteEntry, into bytes: inout [UInt8]) throws {
-        var writer = JSONWriter(prettyPrinted: true, depth: 3)
-        try entry.har.write(to: &writer)
-        bytes += Self.indent
-        bytes += writer.bytes
+    /// `entries` pretty-printed with sorted keys, each indented to its place in `log.entries` and
+    /// after a separator (but the first, when `first`: it opens the array).
+    private static func encode(_ entries: ArraySlice<CassetteEntry>, first: Bool, into json: inout JSONWriter) throws {
+        for (index, entry) in zip(entries.indices, entries) {
+            if index > entries.startIndex || !first { Self.separator.withUnsafeBytes { json.writeRaw($0) } }
+            Self.indent.withUnsafeBytes { json.writeRaw($0) }
+            try entry.write(to: &json)
+        }
     }
 
     private static let separator = Array(",\n".utf8)

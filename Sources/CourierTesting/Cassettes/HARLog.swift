@@ -18,12 +18,6 @@ struct HARLog: Decodable, Sendable {
         case version, creator, entries
     }
 
-    init(entries: [HAREntry]) {
-        version = "1.2"
-        creator = HARCreator(name: "Courier", version: HARCreator.courierVersion)
-        self.entries = entries
-    }
-
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         version = try container.decodeIfPresent(String.self, forKey: .version) ?? "1.2"
@@ -59,14 +53,6 @@ struct HAREntry: Decodable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case startedDateTime, time, request, response, timings
-    }
-
-    init(startedDateTime: String, time: Double, request: HARRequest, response: HARResponse, timings: HARTimings) {
-        self.startedDateTime = startedDateTime
-        self.time = time
-        self.request = request
-        self.response = response
-        self.timings = timings
     }
 
     init(from decoder: any Decoder) throws {
@@ -108,20 +94,6 @@ struct HARRequest: Decodable, Sendable {
         bodySize = try container.decodeIfPresent(Int.self, forKey: .bodySize) ?? -1
     }
 
-    init(
-        method: String, url: String, cookies: [HARPair], headers: [HARPair], queryString: [HARPair], postData: HARPostData?,
-        bodySize: Int
-    ) {
-        self.method = method
-        self.url = url
-        httpVersion = "HTTP/1.1"
-        self.cookies = cookies
-        self.headers = headers
-        self.queryString = queryString
-        self.postData = postData
-        headersSize = -1
-        self.bodySize = bodySize
-    }
 }
 
 /// `request.postData`. HAR 1.2 has no encoding for it: a body that is not UTF-8 text is written
@@ -135,13 +107,6 @@ struct HARPostData: Decodable, Sendable {
     enum CodingKeys: String, CodingKey {
         case mimeType, params, text
         case base64 = "_base64"
-    }
-
-    init(mimeType: String, text: String, base64: String?) {
-        self.mimeType = mimeType
-        params = []
-        self.text = text
-        self.base64 = base64
     }
 
     init(from decoder: any Decoder) throws {
@@ -167,18 +132,6 @@ struct HARResponse: Decodable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case status, statusText, httpVersion, cookies, headers, content, redirectURL, headersSize, bodySize
-    }
-
-    init(status: Int, cookies: [HARPair], headers: [HARPair], content: HARContent, redirectURL: String) {
-        self.status = status
-        statusText = HTTPStatus.reason(status)
-        httpVersion = "HTTP/1.1"
-        self.cookies = cookies
-        self.headers = headers
-        self.content = content
-        self.redirectURL = redirectURL
-        headersSize = -1
-        bodySize = content.size
     }
 
     init(from decoder: any Decoder) throws {

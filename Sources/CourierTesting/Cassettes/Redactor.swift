@@ -17,18 +17,22 @@ struct Redactor: Sendable {
     /// Names of the rules, lowercased: a secret equal to one (a password that is "password") is
     /// replaced where it is named but not searched for, or the names themselves would go.
     private let names: Set<String>
-    /// The rules' header and body field names, lowercased, for lookups in any case.
-    private let secretHeaders: Set<String>
+    /// The rules' header and body field names, lowercased, compared in any case without a
+    /// lowercased copy of each name looked up (a recording looks up every header it sees).
+    private let secretHeaders: [String]
     private let secretFields: Set<String>
+    /// The rules' query parameter names, lowercased, for the search before a query is parsed.
+    private let queryNames: Set<String>
 
     init(rules: CassetteRedaction) {
         self.rules = rules
-        secretHeaders = Set(rules.headers.map { $0.lowercased() })
+        secretHeaders = Array(Set(rules.headers.map { $0.lowercased() }))
         secretFields = Set(rules.bodyFields.map { $0.lowercased() })
-        names = secretHeaders.union(secretFields).union(rules.queryParameters.map { $0.lowercased() })
+        queryNames = Set(rules.queryParameters.map { $0.lowercased() })
+        names = secretFields.union(secretHeaders).union(queryNames)
     }
 
-    private func isSecretHeader(_ name: String) -> Bool { !secretHeaders.isEmpty && secretHeaders.contains(name.lowercased()) }
+    private func isSecretHeader(_ name: String) -> Bool { secretHeaders.contains { $0.caseInsensitiveEquals(name) } }
     private func isSecretField(_ name: String) -> Bool { !secretFields.isEmpty && secretFields.contains(name.lowercased()) }
 
     /// Remembers `secret` and its forms.
@@ -114,6 +118,7 @@ struct Redactor: Sendable {
     // MARK: Named places
 
     private mutating func learnAndReplace(in headers: inout HTTPHeaders) {
+        guard headers.contains(where: { isSecretHeader($0.name) }) else { return }
         var redacted = HTTPHeaders()
         for field in headers {
             guard isSecretHeader(field.name) else {
@@ -154,7 +159,10 @@ struct Redactor: Sendable {
     }
 
     private mutating func redactQuery(of url: URL) -> URL? {
-        guard !rules.queryParameters.isEmpty, url.query != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+        guard !rules.queryParameters.isEmpty, let query = url.query(percentEncoded: true),
+              // Parsed only when a parameter's name may be in it: spelled out (in any case), or escaped.
+              query.utf8.contains(UInt8(ascii: "%")) || queryNames.contains(where: { ASCIISearch.contains($0, in: query) }),
+              var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
               let items = components.percentEncodedQueryItems
         else { return nil }
         var changed = false

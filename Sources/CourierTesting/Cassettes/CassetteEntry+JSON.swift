@@ -1,0 +1,162 @@
+import Courier
+import Foundation
+
+// A recorded entry as the HAR JSON Courier writes: straight from the entry through the package's
+// one JSON writer, pretty-printed, member by member (no HAR values or `Parameter` tree in between).
+// Each object's keys are written in sorted order, as `JSONWriter.write(_:)` would sort them; a test
+// rewrites a whole cassette through that and requires the same bytes. Files are read back through
+// the `Decodable` HAR values in HARLog.swift.
+
+extension CassetteEntry {
+    func write(to json: inout JSONWriter) throws {
+        json.beginObject()
+        json.literalKey("cache")
+        json.beginObject()
+        json.endObject()
+        json.literalKey("request")
+        writeRequest(to: &json)
+        json.literalKey("response")
+        writeResponse(to: &json)
+        json.literalKey("startedDateTime")
+        json.write(startedDateTime)
+        json.literalKey("time")
+        try json.write(time)
+        json.literalKey("timings")
+        try timings.write(to: &json)
+        json.endObject()
+    }
+
+    private func writeRequest(to json: inout JSONWriter) {
+        let body = request.body ?? Data()
+        let type = request.headers["Content-Type"]
+        json.beginObject()
+        json.literalKey("bodySize")
+        json.write(body.count)
+        Self.writeMessageHead(cookies: Self.requestCookies(request.headers), headers: request.headers, to: &json)
+        json.literalKey("method")
+        json.write(request.method.rawValue)
+        if !body.isEmpty || type != nil {
+            // HAR 1.2 has no encoding for postData: a body that is not text goes base64-encoded in `_base64`.
+            json.literalKey("postData")
+            json.beginObject()
+            let form = HARBodyText.form(body, mimeType: type ?? "")
+            if case .base64 = form {
+                json.literalKey("_base64")
+                json.write(body.base64EncodedString())
+            }
+            json.literalKey("mimeType")
+            json.write(type ?? "")
+            json.literalKey("params")
+            json.beginArray()
+            json.endArray()
+            json.literalKey("text")
+            if case .base64 = form { json.write("") } else { form.write(body, to: &json) }
+            json.endObject()
+        }
+        json.literalKey("queryString")
+        Self.writePairs(Self.queryPairs(of: request.url), to: &json)
+        json.literalKey("url")
+        json.write(request.url.absoluteString)
+        json.endObject()
+    }
+
+    private func writeResponse(to json: inout JSONWriter) {
+        let mimeType = headers["Content-Type"] ?? ""
+        let form = HARBodyText.form(body, mimeType: mimeType)
+        json.beginObject()
+        json.literalKey("bodySize")
+        json.write(body.count)
+        json.literalKey("content")
+        json.beginObject()
+        if case .base64 = form {
+            json.literalKey("encoding")
+            json.write("base64")
+        }
+        json.literalKey("mimeType")
+        json.write(mimeType)
+        json.literalKey("size")
+        json.write(body.count)
+        json.literalKey("text")
+        form.write(body, to: &json)
+        json.endObject()
+        Self.writeMessageHead(cookies: Self.responseCookies(headers), headers: headers, to: &json)
+        json.literalKey("redirectURL")
+        json.write(headers["Location"] ?? "")
+        json.literalKey("status")
+        json.write(status)
+        json.literalKey("statusText")
+        json.write(statusText.isEmpty ? HTTPStatus.reason(status) : statusText)
+        json.endObject()
+    }
+
+    /// The members a request and a response share, which sort together: `cookies`, `headers`,
+    /// `headersSize`, `httpVersion`.
+    private static func writeMessageHead(cookies: [HARPair], headers: HTTPHeaders, to json: inout JSONWriter) {
+        json.literalKey("cookies")
+        writePairs(cookies.lazy.map { ($0.name, $0.value) }, to: &json)
+        json.literalKey("headers")
+        writePairs(headers.lazy.map { ($0.name, $0.value) }, to: &json)
+        json.literalKey("headersSize")
+        json.write(-1)
+        json.literalKey("httpVersion")
+        json.write("HTTP/1.1")
+    }
+
+    /// Names and values as HAR's `[{"name": …, "value": …}]`.
+    private static func writePairs(_ pairs: some Sequence<(String, String)>, to json: inout JSONWriter) {
+        json.beginArray()
+        for (name, value) in pairs {
+            json.element()
+            json.beginObject()
+            json.literalKey("name")
+            json.write(name)
+            json.literalKey("value")
+            json.write(value)
+            json.endObject()
+        }
+        json.endArray()
+    }
+
+    /// The query's names and values, percent-decoded, as `URLComponents.queryItems` gives them
+    /// (a missing value is empty), split by hand: parsing the URL again through `URLComponents`
+    /// cost more than the rest of the request's entry.
+    static func queryPairs(of url: URL) -> [(String, String)] {
+        guard let query = url.query(percentEncoded: true), !query.isEmpty else { return [] }
+        return query.split(separator: "&", omittingEmptySubsequences: false).map { item in
+            let (name, value) = item.firstIndex(of: "=").map { (item[..<$0], item[item.index(after: $0)...]) } ?? (item, "")
+            return (Self.decoded(name), Self.decoded(value))
+        }
+    }
+
+    private static func decoded(_ part: Substring) -> String {
+        let text = String(part)
+        guard part.utf8.contains(UInt8(ascii: "%")) else { return text }
+        return text.removingPercentEncoding ?? text
+    }
+
+    private static func requestCookies(_ headers: HTTPHeaders) -> [HARPair] {
+        headers.values(for: "Cookie").flatMap { $0.split(separator: ";") }.compactMap { cookie(String($0)) }
+    }
+
+    private static func responseCookies(_ headers: HTTPHeaders) -> [HARPair] {
+        headers.values(for: "Set-Cookie").compactMap { value in value.split(separator: ";").first.flatMap { cookie(String($0)) } }
+    }
+
+    private static func cookie(_ pair: String) -> HARPair? {
+        let pair = pair.trimmingCharacters(in: .whitespaces)
+        guard let equals = pair.firstIndex(of: "=") else { return nil }
+        return HARPair(name: String(pair[..<equals]), value: String(pair[pair.index(after: equals)...]))
+    }
+}
+
+extension HARTimings {
+    func write(to json: inout JSONWriter) throws {
+        json.beginObject()
+        let members: [(StaticString, Double)] = [("blocked", blocked), ("connect", connect), ("dns", dns), ("receive", receive), ("send", send), ("ssl", ssl), ("wait", wait)]
+        for (key, value) in members {
+            json.literalKey(key)
+            try json.write(value)
+        }
+        json.endObject()
+    }
+}
