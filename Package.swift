@@ -53,6 +53,7 @@ let package = Package(
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         .target(name: "CourierTesting", dependencies: ["Courier"]),

@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
+import Tracing
 
 /// An ``Courier/HTTPTransport`` on swift-server's async-http-client: a connection pool per host,
 /// HTTP/2 where the server offers it, connect and read timeouts, and request bodies streamed with
@@ -62,6 +63,11 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         if configuration.decodesCompressedBodies {
             clientConfiguration.decompression = .enabled(limit: .size(configuration.maximumDecompressedSize))
         }
+        // async-http-client starts a span for every request from the tracer bootstrapped when its
+        // configuration is made. With none bootstrapped that is a no-op span whose attributes
+        // still cost about 30,000 instructions a request: decided once here, as Courier decides
+        // for its own spans (a bootstrapped tracer keeps async-http-client's spans).
+        if clientConfiguration.tracing.tracer is NoOpTracer { clientConfiguration.tracing.tracer = nil }
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         ownsClient = true
         uploadChunkSize = configuration.uploadChunkSize

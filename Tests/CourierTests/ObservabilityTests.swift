@@ -1,4 +1,5 @@
 import Courier
+import CourierAsyncHTTPClient
 import Foundation
 import ImageStoreServer
 import InMemoryTracing
@@ -190,5 +191,15 @@ struct ObservabilityTests {
                 }
             }
         }
+    }
+
+    /// async-http-client would start a no-op span of its own for every request when no tracer is
+    /// bootstrapped (about 30,000 instructions each): the transport's own client starts none.
+    /// (This test process bootstraps no tracer.)
+    @Test func theTransportsOwnClientStartsNoSpansWithoutATracer() async throws {
+        let transport = AsyncHTTPClientTransport()
+        #expect(InstrumentationSystem.tracer is NoOpTracer)
+        #expect(transport.client.tracer == nil)
+        try await transport.shutdown()
     }
 }
