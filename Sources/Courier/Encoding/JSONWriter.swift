@@ -113,8 +113,8 @@ package struct JSONWriter: ~Copyable {
         guard double.isFinite else {
             throw ParameterEncodingError("the number is \(double), which JSON cannot represent", at: "")
         }
-        if double == double.rounded(), abs(double) < 9_007_199_254_740_992 {
-            write(Int(double))
+        if let integral = Self.integral(double) {
+            write(integral)
         } else {
             append("\(double)")
         }
@@ -189,8 +189,14 @@ package struct JSONWriter: ~Copyable {
     /// Integral values within 2^53 are written without a fraction; others in Swift's shortest
     /// round-tripping form.
     static func format(_ double: Double) -> String {
-        if double == double.rounded(), abs(double) < 9_007_199_254_740_992 { return String(Int64(double)) }
+        if let integral = integral(double) { return String(integral) }
         return "\(double)"
+    }
+
+    /// `double` as an integer when it is integral and within 2^53 (so exact); `nil` otherwise,
+    /// NaN and the infinities among them.
+    private static func integral(_ double: Double) -> Int? {
+        double == double.rounded() && abs(double) < 9_007_199_254_740_992 ? Int(double) : nil
     }
 
     /// A line break and the current indent, when pretty-printing.
@@ -257,12 +263,12 @@ package struct JSONWriter: ~Copyable {
         case 0x0D: out[1] = UInt8(ascii: "r")
         case 0x09: out[1] = UInt8(ascii: "t")
         default:
-            let hex = Array("0123456789abcdef".utf8)
+            let hex: StaticString = "0123456789abcdef"
             out[1] = UInt8(ascii: "u")
             out[2] = UInt8(ascii: "0")
             out[3] = UInt8(ascii: "0")
-            out[4] = hex[Int(byte >> 4)]
-            out[5] = hex[Int(byte & 0xF)]
+            out[4] = hex.utf8Start[Int(byte >> 4)]
+            out[5] = hex.utf8Start[Int(byte & 0xF)]
             return 6
         }
         return 2

@@ -54,7 +54,7 @@ extension CassetteEntry {
             json.endObject()
         }
         json.literalKey("queryString")
-        Self.writePairs(Self.queryPairs(of: request.url), to: &json)
+        Self.writePairs(request.url.queryPairs, to: &json)
         json.literalKey("url")
         json.write(request.url.absoluteString)
         json.endObject()
@@ -115,23 +115,6 @@ extension CassetteEntry {
             json.endObject()
         }
         json.endArray()
-    }
-
-    /// The query's names and values, percent-decoded, as `URLComponents.queryItems` gives them
-    /// (a missing value is empty), split by hand: parsing the URL again through `URLComponents`
-    /// cost more than the rest of the request's entry.
-    static func queryPairs(of url: URL) -> [(String, String)] {
-        guard let query = url.query(percentEncoded: true), !query.isEmpty else { return [] }
-        return query.split(separator: "&", omittingEmptySubsequences: false).map { item in
-            let (name, value) = item.firstIndex(of: "=").map { (item[..<$0], item[item.index(after: $0)...]) } ?? (item, "")
-            return (Self.decoded(name), Self.decoded(value))
-        }
-    }
-
-    private static func decoded(_ part: Substring) -> String {
-        let text = String(part)
-        guard part.utf8.contains(UInt8(ascii: "%")) else { return text }
-        return text.removingPercentEncoding ?? text
     }
 
     private static func requestCookies(_ headers: HTTPHeaders) -> [HARPair] {

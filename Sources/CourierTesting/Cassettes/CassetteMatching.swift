@@ -57,7 +57,7 @@ public struct CassetteMatching: Sendable {
         if asked?.percentEncodedPath != answered?.percentEncodedPath {
             differences.append("path: recorded \(answered?.percentEncodedPath ?? ""), asked \(asked?.percentEncodedPath ?? "")")
         }
-        differences += Self.queryDifferences(asked: Self.query(asked), recorded: Self.query(answered))
+        differences += Self.queryDifferences(asked: Self.query(request.url), recorded: Self.query(recorded.url))
         if comparesBody, !Self.bodiesMatch(request.body ?? Data(), recorded.body ?? Data()) {
             differences.append("body: recorded \(Self.preview(recorded.body)), asked \(Self.preview(request.body))")
         }
@@ -81,8 +81,8 @@ public struct CassetteMatching: Sendable {
     }
 
     /// The query as sorted `name=value` pairs, percent-decoded.
-    private static func query(_ components: URLComponents?) -> [String] {
-        (components?.queryItems ?? []).map { "\($0.name)=\($0.value ?? "")" }.sorted()
+    private static func query(_ url: URL) -> [String] {
+        url.queryPairs.map { "\($0.name)=\($0.value)" }.sorted()
     }
 
     private static func queryDifferences(asked: [String], recorded: [String]) -> [String] {
