@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .library(name: "CourierStore", targets: ["CourierStore"]),
         .library(name: "ImageStoreServer", targets: ["ImageStoreServer"]),
+        .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
         .executable(name: "courier", targets: ["courier"]),
         .executable(name: "courier-bench", targets: ["courier-bench"]),
         .executable(name: "courier-probe", targets: ["courier-probe"]),
@@ -30,6 +31,10 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-openapi-generator", from: "1.14.3"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
         // Documentation only (`Scripts/build-docs.sh`): a command plugin, linked into no product.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -57,8 +62,31 @@ let package = Package(
             ]
         ),
         .target(name: "CourierTesting", dependencies: ["Courier"]),
+        // A swift-openapi-runtime `ClientTransport` on an `APIClient`, for generated clients.
+        .target(
+            name: "CourierOpenAPI",
+            dependencies: [
+                "Courier",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // The sample server's API as swift-openapi-generator makes it from the server's own
+        // document (openapi.yaml links to ImageStoreServer's): what the tests and courier-bench
+        // call through CourierOpenAPI. Generated at build time; nothing generated is committed.
+        .target(
+            name: "ImageStoreOpenAPIClient",
+            dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
         // The code the DocC articles show, compiled; the tests run it against the sample server.
-        .target(name: "CourierExamples", dependencies: ["Courier", "CourierStore", "CourierTesting"]),
+        .target(
+            name: "CourierExamples",
+            dependencies: [
+                "Courier", "CourierStore", "CourierTesting", "CourierOpenAPI", "ImageStoreOpenAPIClient",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ]
+        ),
         .target(
             name: "CourierStore",
             dependencies: [
@@ -78,7 +106,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
-            ]
+            ],
+            resources: [.embedInCode("OpenAPI/openapi.yaml")]
         ),
         .target(
             name: "CourierDemo",
@@ -128,8 +157,12 @@ let package = Package(
                 "CourierAsyncHTTPClient",
                 "CourierStore",
                 "CourierTesting",
+                "CourierOpenAPI",
+                "ImageStoreOpenAPIClient",
                 "ImageStoreServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
@@ -146,11 +179,26 @@ let package = Package(
                 "CourierStore",
                 "CourierDemo",
                 "CourierExamples",
+                "CourierOpenAPI",
+                "ImageStoreOpenAPIClient",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 "ImageStoreServer",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ]
+        ),
+        .testTarget(
+            name: "CourierOpenAPITests",
+            dependencies: [
+                "Courier",
+                "CourierAsyncHTTPClient",
+                "CourierOpenAPI",
+                "ImageStoreOpenAPIClient",
+                "ImageStoreServer",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
     ]

@@ -40,6 +40,10 @@ public final class ImageStoreServer: Sendable {
     /// The SQLite database file.
     public let databasePath: String
 
+    /// Every route the server answers, as `METHOD /path/{parameter}` (Hummingbird's notation),
+    /// sorted: what a test compares with the OpenAPI document the server publishes.
+    package let routes: [String]
+
     private let database: ServerDatabase
     private let counter: RequestCounter
     private let ledger: FlakyLedger
@@ -53,8 +57,9 @@ public final class ImageStoreServer: Sendable {
 
     private init(
         host: String, port: Int, database: ServerDatabase, counter: RequestCounter, ledger: FlakyLedger, gate: HoldGate,
-        group: ServiceGroup, runTask: Task<Void, Never>
+        group: ServiceGroup, runTask: Task<Void, Never>, routes: [String]
     ) {
+        self.routes = routes
         self.host = host
         self.port = port
         self.databasePath = database.path
@@ -106,7 +111,7 @@ public final class ImageStoreServer: Sendable {
             let port = try await ready.wait()
             return ImageStoreServer(
                 host: configuration.host, port: port, database: database, counter: counter, ledger: ledger, gate: gate,
-                group: group, runTask: runTask)
+                group: group, runTask: runTask, routes: router.routes.map { "\($0.method) \($0.path)" }.sorted())
         } catch {
             runTask.cancel()
             await runTask.value

@@ -9,6 +9,7 @@ enum ServerRouter {
         let router = Router(context: BasicRequestContext.self)
         let diagnostics = DiagnosticRoutes(counter: counter)
         diagnostics.addUncounted(to: router)
+        OpenAPIRoutes().add(to: router)
         router.add(middleware: CountingMiddleware(counter: counter))
         diagnostics.add(to: router)
         ErrorRoutes().add(to: router)

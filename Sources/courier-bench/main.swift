@@ -16,6 +16,7 @@ let suites: [String: @Sendable (BenchOptions) async throws -> Void] = [
     "store": { try await StoreBenchmark(options: $0).run() },
     "replay": { try await ReplayBenchmark(options: $0).run() },
     "errors": { try ValidationErrorsBenchmark(options: $0).run() },
+    "openapi": { try await OpenAPIBenchmark(options: $0).run() },
 ]
 
 guard let name = arguments.first, let suite = suites[name] else {

@@ -29,6 +29,14 @@ import Testing
         _ = try await recordedImages(baseURL: baseURL, fixtures: fixtures.url)  // the server is stopped
     }
 
+    @Test func openAPIExampleListsThroughTheGeneratedClient() async throws {
+        try await withServer { server in
+            let titles = try await imageTitlesThroughOpenAPI(baseURL: server.baseURL)
+            #expect(titles.isEmpty)
+            #expect(server.requestCount("GET", "/images") == 1)
+        }
+    }
+
     @Test func quickStartRunsAgainstTheSampleServer() async throws {
         try await withServer { server in
             try await quickStart(baseURL: server.baseURL)

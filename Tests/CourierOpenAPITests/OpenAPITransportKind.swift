@@ -1,0 +1,43 @@
+import Courier
+import CourierAsyncHTTPClient
+import Foundation
+import ImageStoreServer
+import Testing
+
+/// The Courier transports the generated client runs on.
+enum OpenAPITransportKind: String, CaseIterable, Sendable {
+    case urlSession
+    case asyncHTTPClient
+
+    /// Runs `body` with a fresh sample server (127.0.0.1, port 0, temporary SQLite file), a new
+    /// transport of this kind and a temporary directory, all stopped or removed afterwards.
+    func withServer<T>(_ body: (ImageStoreServer, any HTTPTransport, URL) async throws -> T) async throws -> T {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-openapi-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try await ImageStoreServer.start()
+        let transport: any HTTPTransport = self == .urlSession ? URLSessionTransport() : AsyncHTTPClientTransport()
+        let outcome: Result<T, any Error>
+        do {
+            outcome = .success(try await body(server, transport, directory))
+        } catch {
+            outcome = .failure(error)
+        }
+        await server.stop()
+        if let ahc = transport as? AsyncHTTPClientTransport { try? await ahc.shutdown() }
+        return try outcome.get()
+    }
+}
+
+extension ImageStoreServer {
+    /// A Courier client for this server: the sample server's authentication headers captured and
+    /// sent, no presenter, and `cache` (none unless given).
+    func courierClient(_ transport: any HTTPTransport, cache: ResponseCache? = nil, configure: (inout ClientConfiguration) -> Void = { _ in }) -> APIClient {
+        var configuration = ClientConfiguration(baseURL: baseURL, authenticationHeaders: ["access-token", "token-type", "client", "expiry", "uid"])
+        configuration.cache = cache
+        configuration.errorPresenter = nil
+        configuration.credentialStore = InMemoryCredentialStore()
+        configure(&configuration)
+        return APIClient(configuration: configuration, transport: transport)
+    }
+}
