@@ -4,8 +4,11 @@
 #   .build/test-tools       mitmproxy (records HAR files in front of the sample server, reads
 #                           Courier's back) and haralyzer (a second HAR reader that is not ours);
 #   .build/test-frameworks  FastAPI, Django REST framework, Flask + webargs/marshmallow, whose
-#                           validation errors Scripts/validation-errors.py prints for the tests.
-# (Two environments: mitmproxy pins an older h11 than FastAPI's test client needs.)
+#                           validation errors Scripts/validation-errors.py prints for the tests;
+#   .build/test-schemathesis schemathesis, which tests the sample server against its own OpenAPI
+#                           document (ServerDocumentFuzzTests, settings in Scripts/schemathesis.toml).
+# (Separate environments: mitmproxy pins an older h11 than FastAPI's test client needs, and
+# schemathesis pins its own hypothesis.)
 # `.ci/run` runs it before `swift test`; run it once yourself before `swift test` on a new clone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,3 +38,4 @@ mkdir -p .build
 install .build/test-tools mitmproxy==11.0.2 haralyzer==2.4.0
 install .build/test-frameworks fastapi==0.115.6 httpx==0.28.1 django==5.1.4 djangorestframework==3.15.2 \
     flask==3.1.0 webargs==8.6.0 marshmallow==3.23.2
+install .build/test-schemathesis schemathesis==4.32.5

@@ -54,13 +54,16 @@ package struct FuzzCase: Codable, Sendable {
     package var retryAttempts: Int
     /// The client's redirect limit.
     package var maximumRedirects: Int
+    /// The client's API path: `echo` (the server's echo routes) unless given.
+    package var apiPath: String?
 
     /// Creates a case.
     package init(
         method: String, path: String, query: [String: Value], headers: [[String]], timeoutBits: UInt64?,
         maximumResponseSize: Int64?, body: Body?, clientTimeoutBits: UInt64, clientHeaders: [[String]],
-        retryAttempts: Int, maximumRedirects: Int
+        retryAttempts: Int, maximumRedirects: Int, apiPath: String? = nil
     ) {
+        self.apiPath = apiPath
         self.method = method
         self.path = path
         self.query = query

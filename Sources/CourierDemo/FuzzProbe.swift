@@ -39,7 +39,7 @@ public enum FuzzProbe {
         var summary = Summary()
         for (index, fuzzCase) in cases.enumerated() {
             output("case=\(index)")
-            var configuration = ClientConfiguration(baseURL: server.baseURL, apiPath: "echo")
+            var configuration = ClientConfiguration(baseURL: server.baseURL, apiPath: fuzzCase.apiPath ?? "echo")
             configuration.cache = nil
             configuration.errorPresenter = nil
             configuration.logger.logLevel = .critical

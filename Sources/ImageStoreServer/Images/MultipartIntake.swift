@@ -68,6 +68,7 @@ struct MultipartIntake {
     static func read(_ request: Request, keepLimit: Int) async throws -> [Part] {
         guard let boundary = boundary(of: request.headers[.contentType]) else { throw Failure.notMultipart }
         let parser = MultipartParser(boundary: boundary)
+        var headerGuard = MultipartHeaderGuard(boundary: boundary)
         let collector = Collector(keepLimit: keepLimit)
         parser.onHeader = { name, value in
             collector.inPart = true
@@ -94,6 +95,9 @@ struct MultipartIntake {
         }
         do {
             for try await chunk in request.body {
+                guard headerGuard.accepts(chunk.readableBytesView) else {
+                    throw Failure.malformed("a part's header name holds a byte that is not ASCII")
+                }
                 try parser.execute(chunk)
                 if let part = collector.overflow { throw Failure.tooLarge(part: part, limit: keepLimit) }
             }

@@ -41,6 +41,7 @@ struct ResilienceRoutes {
         let query = request.uri.queryParameters
         let failures = query.get("failures").flatMap { Int($0) } ?? 1
         let status = query.get("status").flatMap { Int($0) } ?? 503
+        guard (200...599).contains(status) else { throw HTTPError(.badRequest, message: "status is between 200 and 599.") }
         var request = request
         let body = try await request.collectBody(upTo: 64 << 20)
         let attempt = ledger.next(key)

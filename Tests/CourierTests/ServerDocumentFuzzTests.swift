@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// schemathesis (PyPI, `Scripts/install-test-tools.sh`) generates requests from the sample server's
+/// own OpenAPI document (`/openapi.yaml`) and checks the answers against it: no 5xx (but from the
+/// route that fails on purpose), and every status, content type, header and body as documented
+/// (`Scripts/schemathesis.toml`). The server runs in a child process, so a request that crashes it
+/// fails this test and not the run.
+@Suite struct ServerDocumentFuzzTests {
+    @Test func schemathesisFindsTheServerTrueToItsDocument() async throws {
+        let schemathesis = try TestTools.executable("st", in: "test-schemathesis")
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        let port = try Self.freePort()
+        let server = try ChildProcess(courier: [
+            "serve", "--port", "\(port)", "--database", directory.url.appendingPathComponent("store.sqlite").path, "--exit-with-parent",
+        ])
+        let base = "http://127.0.0.1:\(port)"
+        let run = try await Self.run(schemathesis, [
+            "--config-file", TestTools.root.appendingPathComponent("Scripts/schemathesis.toml").path, "run", "\(base)/openapi.yaml",
+            "--url", base, "--wait-for-schema", "60", "--max-time", "45", "--workers", "1", "--seed", "20261124", "--no-color",
+        ], output: directory.url.appendingPathComponent("schemathesis.txt"), within: .seconds(240))
+        let stillServing = server.process.isRunning
+        server.process.terminate()
+        let ended = await server.finish(within: .seconds(30))
+        #expect(stillServing, "the server died during the run: \(ended)")
+        let summary = run.output.components(separatedBy: "Test cases:").last?.split(separator: "\n").first { $0.contains("generated") } ?? "no summary"
+        print("schemathesis: \(summary.trimmingCharacters(in: .whitespaces))")
+        #expect(run.status == 0, "schemathesis exited with \(run.status):\n\(run.output.suffix(6000))")
+        #expect(summary.contains("passed"), "\(run.output.suffix(2000))")
+    }
+
+    /// A port no one listens on now (the kernel's pick for a socket bound to port 0, then closed).
+    static func freePort() throws -> Int {
+        #if canImport(Glibc)
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let socket = Darwin.socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard socket >= 0 else { throw POSIXError(.EMFILE) }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
+        }
+        guard bound else { throw POSIXError(.EADDRINUSE) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Runs `executable` to its end (killed past `limit`), its output in the file `output`.
+    static func run(_ executable: URL, _ arguments: [String], output: URL, within limit: Duration) async throws -> (status: Int32, output: String) {
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = output.deletingLastPathComponent()  // where schemathesis keeps its cache
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = process.standardOutput
+        let ended = AsyncStream<Void>.makeStream()
+        process.terminationHandler = { _ in ended.continuation.finish() }
+        try process.run()
+        let inTime = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { for await _ in ended.stream {}; return true }
+            group.addTask { try? await Task.sleep(for: limit); return false }  // a time limit, not synchronisation
+            let first = await group.next() ?? false
+            if !first { process.terminate() }
+            group.cancelAll()
+            return first
+        }
+        process.waitUntilExit()
+        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        return (inTime ? process.terminationStatus : -1, text)
+    }
+}
