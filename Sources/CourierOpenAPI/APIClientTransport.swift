@@ -25,9 +25,12 @@ import OpenAPIRuntime
 /// `ClientError` (read it back with ``OpenAPIRuntime/ClientError/courierError``), unless the
 /// operation's settings return error responses to the generated code.
 ///
-/// Request bodies are read whole before sending (a retry or redirect resends them), up to
-/// ``maximumRequestBodySize``; response bodies come back whole, within the client's
-/// ``Courier/ClientConfiguration/maximumResponseSize``.
+/// Request bodies are read before sending, so a retry or a redirect can send them again: in memory
+/// up to 1 MiB, and a longer one written to a temporary file as it is read and streamed from
+/// there (memory stays bounded), up to ``maximumRequestBodySize``. Response bodies come back
+/// whole, within the client's ``Courier/ClientConfiguration/maximumResponseSize``, or, for an
+/// operation whose settings say ``OperationSettings/downloadsToFile``, streamed to a temporary
+/// file and read from there.
 public struct APIClientTransport: ClientTransport {
     /// The client every request goes through.
     public let client: APIClient
@@ -54,8 +57,10 @@ public struct APIClientTransport: ClientTransport {
     /// Sends `request` through ``client`` and gives back the answer (see the type's description).
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
         let settings = settings(for: operationID)
-        var courierRequest = try await makeRequest(request, body: body, baseURL: baseURL, operationID: operationID)
+        var (courierRequest, spooled) = try await makeRequest(request, body: body, baseURL: baseURL, operationID: operationID)
+        defer { if let spooled { try? FileManager.default.removeItem(at: spooled) } }
         settings.apply(to: &courierRequest)
+        if settings.downloadsToFile == true { return try await download(courierRequest, settings: settings) }
         let outcome: Result<Response<Data>, CourierError>
         do {
             outcome = .success(try await client.send(courierRequest))

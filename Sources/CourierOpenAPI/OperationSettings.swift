@@ -31,12 +31,16 @@ public struct OperationSettings: Sendable {
     /// as a ``Courier/CourierError``; `false` (thrown) when `nil`. Either way the client's
     /// delegate, error hooks and presenter see the failure first.
     public var returnsErrorResponses: Bool?
+    /// Whether the response body is streamed to a temporary file (``Courier/APIClient/download(_:to:)``:
+    /// no size limit, nothing held in memory) and handed to the generated code as a body read from
+    /// there; `false` (the body in memory) when `nil`. For large downloads.
+    public var downloadsToFile: Bool?
 
     /// Settings that all take the defaults.
     public init(
         cacheOption: CacheOption? = nil, retryPolicy: RetryPolicy? = nil, timeout: TimeInterval? = nil,
         suppressErrorAlert: Bool? = nil, offlineMode: Bool? = nil, deduplication: Bool? = nil,
-        maximumResponseSize: Int64? = nil, returnsErrorResponses: Bool? = nil
+        maximumResponseSize: Int64? = nil, returnsErrorResponses: Bool? = nil, downloadsToFile: Bool? = nil
     ) {
         self.cacheOption = cacheOption
         self.retryPolicy = retryPolicy
@@ -46,6 +50,7 @@ public struct OperationSettings: Sendable {
         self.deduplication = deduplication
         self.maximumResponseSize = maximumResponseSize
         self.returnsErrorResponses = returnsErrorResponses
+        self.downloadsToFile = downloadsToFile
     }
 
     /// These settings, each one that is `nil` taken from `defaults`.
@@ -55,7 +60,8 @@ public struct OperationSettings: Sendable {
             timeout: timeout ?? defaults.timeout, suppressErrorAlert: suppressErrorAlert ?? defaults.suppressErrorAlert,
             offlineMode: offlineMode ?? defaults.offlineMode, deduplication: deduplication ?? defaults.deduplication,
             maximumResponseSize: maximumResponseSize ?? defaults.maximumResponseSize,
-            returnsErrorResponses: returnsErrorResponses ?? defaults.returnsErrorResponses)
+            returnsErrorResponses: returnsErrorResponses ?? defaults.returnsErrorResponses,
+            downloadsToFile: downloadsToFile ?? defaults.downloadsToFile)
     }
 
     /// Sets these settings on `request`.

@@ -108,6 +108,26 @@ import Testing
         }
     }
 
+    @Test(arguments: OpenAPITransportKind.allCases)
+    func aLargeUploadAndADownloadToFileRunThroughCourier(_ kind: OpenAPITransportKind) async throws {
+        try await kind.withServer { server, transport, _ in
+            let api = server.courierClient(transport)
+            let client = Client(
+                serverURL: server.baseURL,
+                transport: APIClientTransport(client: api, operations: ["getImageData": OperationSettings(downloadsToFile: true)]))
+            // 3 MiB in a multipart body of unknown length: spooled to a file past 1 MiB, then streamed.
+            let large = Self.png + Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+            let created = try await client.createImage(body: .multipartForm([
+                .image(.init(payload: .init(body: HTTPBody(large)), filename: "large.png")),
+            ])).created.body.json
+            #expect(created.size == large.count)
+            let download = try await client.getImageData(path: .init(id: created.id)).ok
+            let body = try download.body.image_Ast_
+            #expect(body.length == .known(Int64(large.count)))
+            #expect(try await Data(collecting: body, upTo: 8 << 20) == large)
+        }
+    }
+
     /// PNG's signature and filler (the store checks the first bytes).
     static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 7, count: 2_000))
 }

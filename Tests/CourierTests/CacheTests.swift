@@ -129,6 +129,28 @@ import Testing
         }
     }
 
+    /// A 304 that changes nothing the cache keeps does not rewrite the entry (under `.never`, which
+    /// revalidates every time); under a rule that reads the storage time it does, to restart the age.
+    @Test func aRevalidationRewritesTheEntryOnlyWhenItMatters() async throws {
+        try await withTemporaryCache { cache, _ in
+            try await withServer { server in
+                let always = client(server, URLSessionTransport(), cache)
+                try await always.putDocument("a", "same")
+                _ = try await always.send(document(.cacheOnly))
+                let key = try always.cacheKey(for: document(.both))
+                let stored = try #require(cache.response(for: key)?.storedAt)
+                #expect(try await always.send(document(.both)).value == "same")
+                #expect(server.notModifiedCount("GET", Self.route) == 1)
+                #expect(cache.response(for: key)?.storedAt == stored)
+                let byAge = client(server, URLSessionTransport(), cache) { $0.cacheFreshness = .age(0) }
+                #expect(try await byAge.send(document(.both)).value == "same")
+                #expect(server.notModifiedCount("GET", Self.route) == 2)
+                let restarted = try #require(cache.response(for: key)?.storedAt)
+                #expect(restarted > stored)
+            }
+        }
+    }
+
     @Test func freshEntriesAnswerWithoutARequest() async throws {
         try await withTemporaryCache { cache, _ in
             try await withServer { server in

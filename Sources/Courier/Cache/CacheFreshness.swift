@@ -25,6 +25,13 @@ public struct CacheFreshness: Sendable, Hashable {
         return nil
     }
 
+    /// Whether the rule reads an entry's ``CachedResponse/storedAt`` (so a revalidation that
+    /// changed nothing else still has to store the entry again, to restart its age).
+    var readsStorageTime: Bool {
+        if case .never = rule { return false }
+        return true
+    }
+
     /// Whether `response` is fresh at `now`.
     func isFresh(_ response: CachedResponse, now: Date = Date()) -> Bool {
         let age = now.timeIntervalSince(response.storedAt)

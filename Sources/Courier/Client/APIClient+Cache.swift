@@ -54,12 +54,20 @@ extension APIClient {
         guard let cache = configuration.cache else { return nil }
         let option = request.cacheOption ?? configuration.cacheOption
         let offline = request.offlineMode ?? configuration.offlineMode
-        let usesCache = option != .networkOnly || offline
+        let usesCache = (option != .networkOnly || offline) && request.streamedBody == nil
         guard usesCache || (request.method.isWrite && configuration.invalidatesCacheOnWrite) else { return nil }
         // A write that only invalidates needs the scope and path, not the body's digest.
         guard let key = try? (usesCache ? cacheKey(for: request) : cacheKey(for: request, hashingBody: false)) else { return nil }
         return CachePlan(
             cache: cache, key: key, option: option, offline: offline, saves: usesCache && request.shouldSaveInCache)
+    }
+
+    /// Whether `response` is a stored entry a `304` confirmed without changing what the cache keeps
+    /// of it (validators, freshness headers, type), under a freshness rule that does not read the
+    /// storage time: storing it again would rewrite the same entry on every revalidation.
+    func revalidatedUnchanged(_ response: TransportResponse, settings: RequestSettings, record: RequestRecord) -> Bool {
+        guard let stored = settings.revalidating, record.statusCode == 304, !configuration.cacheFreshness.readsStorageTime else { return false }
+        return CachedResponse.keptHeaders.allSatisfy { stored.headers[$0] == response.headers[$0] }
     }
 
     /// Stores a successful response, or invalidates a write's path.
@@ -123,6 +131,10 @@ extension TransportResponse {
 }
 
 extension CachedResponse {
+    /// The headers whose change a revalidation has to store: what the cache decides and
+    /// revalidates with, and how the body is read.
+    static let keptHeaders = ["ETag", "Last-Modified", "Cache-Control", "Expires", "Vary", "Content-Type", "Content-Encoding"]
+
     /// An entry for a received response, stored now.
     init(_ response: TransportResponse) {
         self.init(statusCode: response.statusCode, headers: response.headers, body: response.body, url: response.url)

@@ -13,7 +13,9 @@ extension APIClient {
         } catch {
             throw complete(error, id: id, record: record)
         }
-        if let plan { self.record(response, method: settings.method, plan: plan) }
+        if let plan, !revalidatedUnchanged(response, settings: settings, record: record) {
+            self.record(response, method: settings.method, plan: plan)
+        }
         return decoded
     }
 

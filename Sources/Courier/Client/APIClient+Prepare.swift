@@ -48,6 +48,12 @@ extension APIClient {
         } catch {
             throw CourierError(.encodingFailed, "The body of \(request.method) \(request.path) cannot be encoded: \(error)", underlyingError: error)
         }
+        if let streamed = request.streamedBody {
+            guard !request.method.encodesParametersInURL else {
+                throw CourierError(.invalidRequest, "The \(request.method) request has a body; \(request.method) requests cannot carry one: send it with POST, PUT or PATCH.")
+            }
+            (body, stream) = (nil, streamed)
+        }
         let url = try URLBuilder.url(prefix: urlPrefix(for: request), path: request.path, query: query)
         var headers = configuration.defaultHeaders
         headers.merge(request.headers)

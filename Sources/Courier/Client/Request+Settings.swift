@@ -115,4 +115,11 @@ extension Request {
         get { settings.name }
         set { settings.name = newValue }
     }
+    /// A body streamed from its segments (bytes and files) in place of ``body``, for the package's
+    /// own adapters (CourierOpenAPI spools a large generated body to a file). Such a request is
+    /// neither cached nor shared; a write still invalidates the cache.
+    package var streamedBody: StreamedBody? {
+        get { settings.streamedBody }
+        set { settings.streamedBody = newValue }
+    }
 }

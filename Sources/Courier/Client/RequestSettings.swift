@@ -28,6 +28,8 @@ struct RequestSettings: Sendable {
     var name: String?
     /// Why the request cannot be sent as described (set by ``RequestGroup``), reported when sent.
     var preparationFailure: String?
+    /// A body streamed in place of ``body`` (``Request/streamedBody``).
+    var streamedBody: StreamedBody?
     /// Where ``APIClient/download(_:to:)`` writes the body.
     var downloadDestination: URL?
     /// The stored response a conditional request revalidates: a `304` answers with it.
