@@ -21,6 +21,8 @@ struct RequestBodyReader {
     let limit: Int
     /// The operation, for messages.
     let operationID: String
+    /// Where a spooled body's file goes.
+    var directory = FileManager.default.temporaryDirectory
 
     /// The whole of `body`, or a ``Courier/CourierError/Kind/invalidRequest`` error when it is
     /// longer than ``limit`` or cannot be read or spooled.
@@ -45,7 +47,7 @@ struct RequestBodyReader {
                 } else if bytes.count + chunk.count <= Self.inMemoryLimit {
                     bytes.append(contentsOf: chunk)
                 } else {
-                    let opened = try Self.openSpool()
+                    let opened = try Self.openSpool(in: directory)
                     spool = opened
                     try opened.handle.write(contentsOf: bytes)
                     try opened.handle.write(contentsOf: chunk)
@@ -70,9 +72,9 @@ struct RequestBodyReader {
         }
     }
 
-    /// A new temporary file, open for writing.
-    private static func openSpool() throws -> (file: URL, handle: FileHandle) {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-openapi-\(UUID().uuidString).body")
+    /// A new file in `directory`, open for writing.
+    private static func openSpool(in directory: URL) throws -> (file: URL, handle: FileHandle) {
+        let file = directory.appendingPathComponent("courier-openapi-\(UUID().uuidString).body")
         guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])
         }

@@ -4,7 +4,6 @@ import Courier
 import CourierAsyncHTTPClient
 import CourierOpenAPI
 import Foundation
-import ImageStoreOpenAPIClient
 import ImageStoreServer
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime

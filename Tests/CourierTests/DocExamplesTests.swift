@@ -2,7 +2,6 @@
 import Courier
 import Dispatch
 import Foundation
-import ImageStoreOpenAPIClient
 import ImageStoreServer
 import Testing
 
@@ -172,23 +171,6 @@ struct DocExamplesTests {
         try await withServer { server in
             let echo = try await search(client: server.client(URLSessionTransport()))
             #expect(echo.query == "page=2" && echo.bodyText == #"{"q":"pizza"}"#)
-        }
-    }
-
-    @Test func aGeneratedClientSignsInListsAndReadsErrorsThroughCourier() async throws {
-        let caches = TemporaryDirectory()
-        defer { caches.remove() }
-        try await withServer { server in
-            let client = makeImageStoreClient(baseURL: server.baseURL, cachesURL: caches.url)
-            #expect(await signUpProblems(client: client, email: "ana@example.com", password: "correct horse").isEmpty)
-            #expect(await signUpProblems(client: client, email: "not an address", password: "x")["email"]?.isEmpty == false)
-            let titles = try await imageTitles(client: client, email: "ana@example.com", password: "correct horse")
-            #expect(titles.isEmpty)
-            // The sign-in's headers were captured: the next request is signed in.
-            let me = try await client.me().ok.body.json.data
-            #expect(me.email == "ana@example.com")
-            let missing = try await imageIfStored(client: server.client(URLSessionTransport()), baseURL: server.baseURL, id: 404)
-            #expect(missing == nil)
         }
     }
 }

@@ -7,11 +7,12 @@ import Testing
     static let root = ReadmeTests.root
     static let catalog = root.appendingPathComponent("Sources/Courier/Courier.docc")
 
-    /// The compiled sources the articles' code may come from (the examples target, and the tests
-    /// for the article on testing), each as lines without their indentation.
+    /// The compiled sources the articles' code may come from (the examples target, the tests for
+    /// the article on testing, and the generated client's target for its article), each as lines
+    /// without their indentation.
     static func testSources() throws -> [(name: String, lines: [String])] {
         var sources: [(String, [String])] = []
-        for folder in ["Sources/CourierExamples", "Tests/CourierTests"] {
+        for folder in ["Sources/CourierExamples", "Tests/CourierTests", "Tests/CourierOpenAPITests"] {
             let enumerator = FileManager.default.enumerator(at: root.appendingPathComponent(folder), includingPropertiesForKeys: nil)
             while let url = enumerator?.nextObject() as? URL {
                 guard url.pathExtension == "swift", url.lastPathComponent != "DocumentationTests.swift" else { continue }

@@ -319,23 +319,3 @@ func recordedImages(baseURL: URL, fixtures: URL) async throws -> JSONValue {
         try await client.send(Request<JSONValue>(.get, "images", query: ["api_key": "k-5f3e9a1c"])).value
     }
 }
-
-import Courier
-import CourierOpenAPI
-import Foundation
-import ImageStoreOpenAPIClient   // what swift-openapi-generator made from the server's openapi.yaml
-import OpenAPIRuntime
-
-func imageTitlesThroughOpenAPI(baseURL: URL) async throws -> [String] {
-    var configuration = ClientConfiguration(baseURL: baseURL, authenticationHeaders: ["access-token", "client", "uid"])
-    configuration.offlineMode = true   // the cached list when the server cannot be reached
-    let transport = APIClientTransport(
-        client: APIClient(configuration: configuration),
-        operations: ["listImages": OperationSettings(cacheOption: .both, retryPolicy: .standard)])
-    let client = Client(serverURL: baseURL, transport: transport)
-    do {
-        return try await client.listImages().ok.body.json.images.map(\.title)
-    } catch let error as ClientError {
-        throw error.courierError ?? error   // classification, userMessage, a 422's validationErrors
-    }
-}

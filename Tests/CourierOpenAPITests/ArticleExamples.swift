@@ -1,12 +1,12 @@
 import Courier
 import CourierOpenAPI
 import Foundation
-import ImageStoreOpenAPIClient
 import OpenAPIRuntime
 
 // The code of the "Using Courier with swift-openapi-generator" article, compiled;
-// `DocExamplesTests` runs it against the sample server. `Client`, `Operations` and `Components`
-// are what swift-openapi-generator made from the sample server's openapi.yaml.
+// `ArticleExampleTests` runs it against the sample server. `Client`, `Operations` and
+// `Components` are what swift-openapi-generator made from the sample server's openapi.yaml (this
+// target's build plugin).
 
 /// A generated client on Courier: the image list cached and revalidated, retried on 503, the
 /// sign-in's authentication headers captured and sent on every later request.
