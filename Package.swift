@@ -182,6 +182,7 @@ let package = Package(
                 "ImageStoreServer",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ],
             // A client generated from the sample server's own document (openapi.yaml links to
             // ImageStoreServer's) at build time; nothing generated is committed.

@@ -4,6 +4,7 @@ import CourierOpenAPI
 import Foundation
 import HTTPTypes
 import ImageStoreServer
+import InMemoryTracing
 import OpenAPIRuntime
 import Testing
 
@@ -124,6 +125,19 @@ import Testing
             let body = try download.body.image_Ast_
             #expect(body.length == .known(Int64(large.count)))
             #expect(try await Data(collecting: body, upTo: 8 << 20) == large)
+        }
+    }
+
+    /// Each operation is a Courier request named by its operation id, in its span and metrics.
+    @Test func anOperationIsNamedInItsSpan() async throws {
+        try await OpenAPITransportKind.asyncHTTPClient.withServer { server, transport, _ in
+            let tracer = InMemoryTracer()
+            let api = server.courierClient(transport) { $0.tracer = tracer }
+            let client = Client(serverURL: server.baseURL, transport: APIClientTransport(client: api))
+            _ = try await client.listImages().ok
+            let span = try #require(tracer.popFinishedSpans().first)
+            #expect(span.operationName == "GET listImages")
+            #expect(span.attributes.get("http.response.status_code") == .int64(200))
         }
     }
 
