@@ -89,9 +89,10 @@ public final class ImageStoreServer: Sendable {
         }
         let ledger = FlakyLedger()
         let gate = HoldGate()
+        let idempotency = try IdempotencyLedger(database: database)
         let router = ServerRouter.build(
             counter: counter, database: database, accounts: accounts, maximumImageSize: configuration.maximumImageSize,
-            ledger: ledger, gate: gate)
+            ledger: ledger, gate: gate, idempotency: idempotency)
         let ready = StartSignal()
         let app = Application(
             router: router,

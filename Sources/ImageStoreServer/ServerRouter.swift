@@ -4,13 +4,14 @@ import Hummingbird
 enum ServerRouter {
     static func build(
         counter: RequestCounter, database: ServerDatabase, accounts: AccountStore, maximumImageSize: Int,
-        ledger: FlakyLedger, gate: HoldGate
+        ledger: FlakyLedger, gate: HoldGate, idempotency: IdempotencyLedger
     ) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         let diagnostics = DiagnosticRoutes(counter: counter)
         diagnostics.addUncounted(to: router)
         OpenAPIRoutes().add(to: router)
         router.add(middleware: CountingMiddleware(counter: counter))
+        router.add(middleware: IdempotencyMiddleware(ledger: idempotency))
         diagnostics.add(to: router)
         ErrorRoutes().add(to: router)
         AuthRoutes(accounts: accounts).add(to: router)

@@ -88,7 +88,7 @@ import Testing
                 Issue.record("expected the documented 422, got \(output)")
                 return
             }
-            #expect(try refused.body.json.errors.additionalProperties["email"]?.isEmpty == false)
+            #expect(try refused.body.json.value1?.errors.additionalProperties["email"]?.isEmpty == false)
         }
     }
 

@@ -73,6 +73,17 @@ struct ServerDatabase: Sendable {
                 table.column("updatedAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v4: idempotency keys") { db in
+            try db.create(table: "idempotency") { table in
+                table.primaryKey("key", .text)
+                table.column("fingerprint", .text).notNull()
+                // NULL while the first request with the key is being answered.
+                table.column("status", .integer)
+                table.column("headers", .blob)
+                table.column("body", .blob)
+                table.column("createdAt", .datetime).notNull()
+            }
+        }
         return migrator
     }
 }
