@@ -128,6 +128,23 @@ import Testing
         }
     }
 
+    /// An operation's bad settings fail with Courier's clear error before anything is sent.
+    @Test func badOperationSettingsFailBeforeAnythingIsSent() async throws {
+        try await OpenAPITransportKind.urlSession.withServer { server, transport, _ in
+            let api = server.courierClient(transport)
+            var transport = APIClientTransport(client: api, operations: ["listImages": OperationSettings(timeout: .infinity)])
+            let client = Client(serverURL: server.baseURL, transport: transport)
+            let timeout = await #expect(throws: ClientError.self) { try await client.listImages() }
+            #expect(timeout?.courierError?.kind == .invalidRequest && timeout?.courierError?.message.contains("timeout") == true)
+            var noAttempts = RetryPolicy.standard
+            noAttempts.maximumAttempts = 0
+            transport.operations = ["listImages": OperationSettings(retryPolicy: noAttempts)]
+            let retry = await #expect(throws: ClientError.self) { try await Client(serverURL: server.baseURL, transport: transport).listImages() }
+            #expect(retry?.courierError?.kind == .invalidRequest)
+            #expect(server.requestCount("GET", "/images") == 0)
+        }
+    }
+
     /// Each operation is a Courier request named by its operation id, in its span and metrics.
     @Test func anOperationIsNamedInItsSpan() async throws {
         try await OpenAPITransportKind.asyncHTTPClient.withServer { server, transport, _ in
