@@ -4,9 +4,9 @@ import ImageStoreServer
 import Testing
 
 /// The sample server honours `Idempotency-Key` on writes as the IETF draft describes: a repeat of
-/// the same request gets the first answer again without a second effect, the key with another
-/// request is refused with 422, a repeat while the first is being answered with 409, and the
-/// answers outlive a restart of the server.
+/// the same request gets the first answer again without a second effect (but after a failure
+/// worth retrying, which is not kept), the key with another request is refused with 422, a repeat
+/// while the first is being answered with 409, and the answers outlive a restart of the server.
 @Suite struct IdempotencyKeyTests {
     static func signUp(_ email: String, key: String?) -> Request<Data> {
         var request = Request<Data>(.post, "auth", body: ["email": .string(email), "password": "correct horse"])
@@ -35,6 +35,20 @@ import Testing
             // A bare key works too; a GET ignores the header.
             #expect(try await client.send(Self.signUp("bare@example.com", key: nil).header("Idempotency-Key", "bare-1")).statusCode == 201)
             #expect(try await client.send(Request<Data>(.get, "sample").header("Idempotency-Key", "\"k-1\"")).statusCode == 200)
+        }
+    }
+
+    @Test func aFailureWorthRetryingIsNotKept() async throws {
+        try await withServer { server in
+            let client = server.client(URLSessionTransport())
+            var request = Request<Data>(.post, "flaky/idem", query: ["failures": 1, "status": 503], body: ["n": 1]).header("Idempotency-Key", "\"f-1\"")
+            request.suppressErrorAlert = true
+            let failed = await #expect(throws: CourierError.self) { try await client.send(request) }
+            #expect(failed?.statusCode == 503)
+            let answered = try await client.send(request)
+            #expect(answered.statusCode == 200 && answered.headers["Idempotent-Replayed"] == nil)
+            #expect(try await client.send(request).headers["Idempotent-Replayed"] == "true")
+            #expect(server.flakyAttempts("idem") == 2)
         }
     }
 

@@ -319,3 +319,15 @@ func recordedImages(baseURL: URL, fixtures: URL) async throws -> JSONValue {
         try await client.send(Request<JSONValue>(.get, "images", query: ["api_key": "k-5f3e9a1c"])).value
     }
 }
+
+import Courier
+import CourierStore
+import Foundation
+
+func renameWhenPossible(_ outbox: Outbox, imageID: Int, title: String) async throws -> OutboxFlush {
+    // Kept in the store's file at once, with its own Idempotency-Key; nothing is sent yet.
+    let rename = Request<Data>(.patch, "images/\(imageID)", body: ["title": .string(title)])
+    try await outbox.enqueue(rename, scope: "image-\(imageID)")
+    // Sends what is due, in order per scope; what fails waits or becomes a dead letter.
+    return try await outbox.flush()
+}

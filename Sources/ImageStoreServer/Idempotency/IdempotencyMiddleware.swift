@@ -10,7 +10,8 @@ import NIOCore
 /// again after losing its answer without the write taking effect twice:
 ///
 /// - the first request with a key is answered as usual, and the answer is kept (in SQLite, so it
-///   outlives a restart of the server);
+///   outlives a restart of the server), unless it is a failure worth retrying (408, 429, 5xx):
+///   then the key is released and a repeat is answered anew;
 /// - a repeat of that request (same method, target and body) gets the kept answer again, marked
 ///   `Idempotent-Replayed: true`, and has no effect;
 /// - the key with a different request is refused with 422;
@@ -57,6 +58,12 @@ struct IdempotencyMiddleware<Context: RequestContext>: RouterMiddleware {
             } catch {
                 await ledger.abandon(key)
                 throw error
+            }
+            // A failure worth retrying (408, 429, 5xx) is not kept: the repeat is answered anew.
+            let code = response.status.code
+            if code == 408 || code == 429 || code >= 500 {
+                await ledger.abandon(key)
+                return response
             }
             let collected = Locked(ByteBuffer())
             try await response.body.write(CollectingWriter(collected: collected))

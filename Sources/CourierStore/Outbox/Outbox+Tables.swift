@@ -1,0 +1,171 @@
+import Courier
+import Foundation
+import GRDB
+
+// The outbox's two tables in the store's file, and every statement on them.
+extension Outbox {
+    /// Creates the tables if needed and marks entries left in flight as pending.
+    func prepareTables() throws(CourierError) {
+        do {
+            try store.database.write { db in
+                try db.execute(sql: """
+                    CREATE TABLE IF NOT EXISTS courier_outbox (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT, scope TEXT NOT NULL, method TEXT NOT NULL, url TEXT NOT NULL,
+                        headers BLOB NOT NULL, body BLOB, contentType TEXT, idempotencyKey TEXT NOT NULL UNIQUE,
+                        state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, nextAttempt DATETIME, lastError TEXT,
+                        enqueuedAt DATETIME NOT NULL);
+                    CREATE INDEX IF NOT EXISTS courier_outbox_scope ON courier_outbox (scope, id);
+                    CREATE TABLE IF NOT EXISTS courier_dead_letter (
+                        id INTEGER PRIMARY KEY, scope TEXT NOT NULL, method TEXT NOT NULL, url TEXT NOT NULL,
+                        idempotencyKey TEXT NOT NULL, statusCode INTEGER, body BLOB NOT NULL, message TEXT NOT NULL,
+                        validationErrors BLOB, enqueuedAt DATETIME NOT NULL, failedAt DATETIME NOT NULL);
+                    """)
+                try db.execute(sql: "UPDATE courier_outbox SET state = ? WHERE state = ?", arguments: [OutboxState.pending.name, OutboxState.inFlight.name])
+            }
+        } catch {
+            throw CourierError.store(error, path: store.path, doing: "prepare its outbox")
+        }
+    }
+
+    /// Writes a new entry; returns it with its number.
+    func insert(_ write: StoredWrite) async throws(CourierError) -> OutboxEntry {
+        do {
+            let id = try await store.database.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO courier_outbox (scope, method, url, headers, body, contentType, idempotencyKey, state, enqueuedAt)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        write.scope, write.method.rawValue, write.url.absoluteString, write.encodedHeaders, write.body, write.contentType,
+                        write.idempotencyKey, write.state.name, write.enqueuedAt,
+                    ])
+                return db.lastInsertedRowID
+            }
+            var written = write
+            written.id = id
+            return written.entry
+        } catch {
+            throw CourierError.store(error, path: store.path, doing: "keep the write \(write.method) \(write.url.path) in its outbox (it was not kept)")
+        }
+    }
+
+    /// Every entry, in order.
+    public func entries() async throws(CourierError) -> [OutboxEntry] {
+        do {
+            return try await store.database.read { db in
+                try Row.fetchAll(db, sql: "SELECT * FROM courier_outbox ORDER BY id").compactMap { StoredWrite(row: $0)?.entry }
+            }
+        } catch {
+            throw CourierError.store(error, path: store.path, doing: "read its outbox")
+        }
+    }
+
+    /// Every dead letter, in the order the writes were enqueued.
+    public func deadLetters() async throws(CourierError) -> [DeadLetter] {
+        do {
+            return try await store.database.read { db in
+                try Row.fetchAll(db, sql: "SELECT * FROM courier_dead_letter ORDER BY id").compactMap { row -> DeadLetter? in
+                    guard let url = URL(string: row["url"]) else { return nil }
+                    let fields = (row["validationErrors"] as Data?).flatMap { try? JSONDecoder().decode([String: [String]].self, from: $0) }
+                    return DeadLetter(
+                        id: row["id"], scope: row["scope"], method: HTTPMethod(rawValue: row["method"]), url: url,
+                        idempotencyKey: row["idempotencyKey"], statusCode: row["statusCode"], body: row["body"], message: row["message"],
+                        validationErrors: fields.map { ValidationErrors(fields: $0) }, enqueuedAt: row["enqueuedAt"], failedAt: row["failedAt"])
+                }
+            }
+        } catch {
+            throw CourierError.store(error, path: store.path, doing: "read its dead letters")
+        }
+    }
+
+    /// Removes a dead letter (the app has shown it, or made the write again).
+    public func removeDeadLetter(_ id: Int64) async throws(CourierError) {
+        do {
+            try await store.database.write { db in try db.execute(sql: "DELETE FROM courier_dead_letter WHERE id = ?", arguments: [id]) }
+        } catch {
+            throw CourierError.store(error, path: store.path, doing: "remove a dead letter")
+        }
+    }
+
+    /// The scopes with entries.
+    func scopes() async throws(CourierError) -> [String] {
+        do {
+            return try await store.database.read { db in try String.fetchAll(db, sql: "SELECT DISTINCT scope FROM courier_outbox ORDER BY scope") }
+        } catch {
+            throw CourierError.store(error, path: store.path, doing: "read its outbox")
+        }
+    }
+
+    /// Takes the first entry of `scope` for an attempt (marks it in flight, counts the attempt), or
+    /// `nil` when the scope is empty, its first entry is in flight elsewhere or not due before `now`.
+    func claim(scope: String, now: Date) async throws(CourierError) -> StoredWrite? {
+        do {
+            return try await store.database.write { db -> StoredWrite? in
+                guard let row = try Row.fetchOne(db, sql: "SELECT * FROM courier_outbox WHERE scope = ? ORDER BY id LIMIT 1", arguments: [scope]),
+                      var write = StoredWrite(row: row), write.state == .pending
+                else { return nil }
+                if let next = write.nextAttempt, next > now { return nil }
+                write.state = .inFlight
+                write.attempts += 1
+                try db.execute(
+                    sql: "UPDATE courier_outbox SET state = ?, attempts = ? WHERE id = ?", arguments: [write.state.name, write.attempts, write.id])
+                return write
+            }
+        } catch {
+            throw CourierError.store(error, path: store.path, doing: "read its outbox")
+        }
+    }
+
+    /// Removes an entry the server took.
+    func remove(_ write: StoredWrite) async throws(CourierError) {
+        do {
+            try await store.database.write { db in try db.execute(sql: "DELETE FROM courier_outbox WHERE id = ?", arguments: [write.id]) }
+        } catch {
+            throw CourierError.store(error, path: store.path, doing: "remove a sent write from its outbox")
+        }
+    }
+
+    /// Puts an entry back to wait until `next`, with why.
+    func postpone(_ write: StoredWrite, until next: Date, because error: CourierError) async throws(CourierError) {
+        do {
+            try await store.database.write { db in
+                try db.execute(
+                    sql: "UPDATE courier_outbox SET state = ?, nextAttempt = ?, lastError = ? WHERE id = ?",
+                    arguments: [OutboxState.pending.name, next, error.message, write.id])
+            }
+        } catch {
+            throw CourierError.store(error, path: store.path, doing: "postpone a write in its outbox")
+        }
+    }
+
+    /// Moves an entry to the dead letters with the server's refusal, in one transaction.
+    func bury(_ write: StoredWrite, because error: CourierError) async throws(CourierError) {
+        let fields = error.validationErrors.flatMap { try? JSONEncoder().encode($0.fields) }
+        do {
+            try await store.database.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO courier_dead_letter (id, scope, method, url, idempotencyKey, statusCode, body, message, validationErrors, enqueuedAt, failedAt)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        write.id, write.scope, write.method.rawValue, write.url.absoluteString, write.idempotencyKey, error.statusCode,
+                        error.body ?? Data(), error.message, fields, write.enqueuedAt, Date(),
+                    ])
+                try db.execute(sql: "DELETE FROM courier_outbox WHERE id = ?", arguments: [write.id])
+            }
+        } catch {
+            throw CourierError.store(error, path: store.path, doing: "move a refused write to its dead letters")
+        }
+    }
+
+    /// How many entries wait.
+    func count() async throws(CourierError) -> Int {
+        do {
+            return try await store.database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM courier_outbox") ?? 0 }
+        } catch {
+            throw CourierError.store(error, path: store.path, doing: "read its outbox")
+        }
+    }
+}

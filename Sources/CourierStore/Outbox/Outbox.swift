@@ -1,0 +1,88 @@
+import Courier
+import Foundation
+import GRDB
+
+/// Writes made without a network, kept in a ``CourierStore`` until the server has them: each one
+/// persisted in one transaction when enqueued, sent later through an ``Courier/APIClient`` with
+/// the same `Idempotency-Key` on every attempt (so a write whose answer was lost is applied once),
+/// first in first out within its scope, and never dropped: a write the server refuses moves to the
+/// dead letters with what the server said.
+///
+/// ```swift
+/// let outbox = try Outbox(store: store, client: client)
+/// try await outbox.enqueue(Request<Data>(.patch, "images/7", body: ["title": "Dusk"]), scope: "image-7")
+/// let flush = try await outbox.flush()          // when the network is back
+/// for letter in try await outbox.deadLetters() { show(letter.message, letter.validationErrors) }
+/// ```
+///
+/// The entries live in the store's file (tables `courier_outbox` and `courier_dead_letter`), so
+/// they outlive the app; an entry found in flight when the outbox opens (the app was killed while
+/// sending it) is sent again, with its key. ``CourierStore/erase()``, and so a logout that erases
+/// the user's store, erases them too.
+///
+/// What an attempt's failure does:
+/// - no answer (offline, cannot connect, timed out, connection lost), or 401 (the write waits for
+///   the next sign-in), 408, 409, 429 or a 5xx:
+///   the entry waits (the server's `Retry-After`, else a doubling backoff from ``baseDelay`` up to
+///   ``maximumDelay``) and its scope waits with it, so the order holds;
+/// - any other 4xx (a 422 with its parsed field errors included), or a write that can no longer be
+///   sent as stored: the entry becomes a ``DeadLetter``, and the next entry of its scope goes on.
+///
+/// Replays go through the client like any request: its current authentication headers (never
+/// stored in the outbox), hooks, metrics and tracing; they do not show error alerts, and the
+/// client's retry policy is not applied on top of the outbox's.
+public final class Outbox: Sendable {
+    /// The store the entries live in.
+    public let store: CourierStore
+    /// The client that sends them.
+    public let client: APIClient
+    /// The wait after an entry's first failed attempt; it doubles with each further failure.
+    public let baseDelay: Duration
+    /// The longest wait between attempts.
+    public let maximumDelay: Duration
+
+    /// An outbox in `store`, sending through `client`: creates its tables if needed, and marks
+    /// entries left in flight to be sent again. Make one per store.
+    /// - Throws: ``CourierError/Kind/store`` when the tables cannot be made, and
+    ///   ``CourierError/Kind/invalidRequest`` for a negative delay.
+    public init(store: CourierStore, client: APIClient, baseDelay: Duration = .seconds(1), maximumDelay: Duration = .seconds(300)) throws(CourierError) {
+        for (name, delay) in [("baseDelay", baseDelay), ("maximumDelay", maximumDelay)] where delay < .zero {
+            throw CourierError(.invalidRequest, "The outbox's \(name) is \(delay); a delay must be 0 or more.")
+        }
+        self.store = store
+        self.client = client
+        self.baseDelay = baseDelay
+        self.maximumDelay = maximumDelay
+        try prepareTables()
+    }
+
+    /// Persists `request` as it would be sent now (URL, headers but the client's authentication
+    /// headers, body), with a new idempotency key, in one transaction; returns the entry. Nothing
+    /// is sent: ``flush()`` sends.
+    /// - Throws: ``CourierError/Kind/invalidRequest`` for a GET or HEAD (the outbox keeps writes)
+    ///   or a request that cannot be sent as described, ``CourierError/Kind/store`` when the entry
+    ///   cannot be written (a full disk, a read-only file): the write is then not kept, and the
+    ///   error says so.
+    @discardableResult
+    public func enqueue<Value>(_ request: Request<Value>, scope: String = "") async throws(CourierError) -> OutboxEntry {
+        guard !request.method.encodesParametersInURL else {
+            throw CourierError(.invalidRequest, "The outbox keeps writes; \(request.method) \(request.path) is a read. Send it directly.")
+        }
+        let wire = try client.transportRequest(for: request)
+        var body = wire.body
+        if body == nil, let stream = wire.bodyStream {
+            do {
+                body = try stream.collect()
+            } catch {
+                throw CourierError(.encodingFailed, "The body of \(request.method) \(request.path) could not be read to keep it: \(error)", underlyingError: error)
+            }
+        }
+        var headers = wire.headers
+        let contentType = headers["Content-Type"]
+        for name in ["Content-Type", "Content-Length"] + client.configuration.authenticationHeaders { headers.remove(name) }
+        let stored = StoredWrite(
+            scope: scope, method: wire.method, url: wire.url, headers: headers, body: body, contentType: contentType,
+            idempotencyKey: UUID().uuidString.lowercased())
+        return try await insert(stored)
+    }
+}

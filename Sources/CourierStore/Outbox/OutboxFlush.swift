@@ -1,0 +1,15 @@
+/// What one ``Outbox/flush()`` did.
+public struct OutboxFlush: Sendable, Hashable, CustomStringConvertible {
+    /// Entries the server took (they left the outbox).
+    public var sent = 0
+    /// Entries whose attempt failed in a way worth retrying; they wait for a later flush.
+    public var deferred = 0
+    /// Entries the server refused; they moved to the dead letters.
+    public var deadLettered = 0
+    /// Entries still in the outbox after the flush.
+    public var remaining = 0
+
+    public init() {}
+
+    public var description: String { "sent=\(sent) deferred=\(deferred) deadLettered=\(deadLettered) remaining=\(remaining)" }
+}

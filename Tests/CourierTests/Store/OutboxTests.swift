@@ -1,0 +1,144 @@
+import Courier
+import CourierStore
+import Foundation
+import GRDB
+import ImageStoreServer
+import Testing
+
+/// The outbox against the real sample server (which honours `Idempotency-Key`): writes made while
+/// the server is away reach it once, in order per scope; a lost answer does not apply a write
+/// twice; a refusal becomes a dead letter; a retryable failure holds its scope only.
+@Suite struct OutboxTests {
+    static func put(_ name: String, _ text: String) -> Request<Data> {
+        Request<Data>(.put, "documents/\(name)", body: .data(Data(text.utf8), contentType: "text/plain"))
+    }
+
+    /// The stored document's body and version (how many writes the server applied).
+    static func document(_ name: String, on server: ImageStoreServer) async throws -> (body: String, version: Int) {
+        let client = server.client(URLSessionTransport())
+        let body = try await client.send(Request<String>(.get, "documents/\(name)", serializer: .string)).value
+        let list = try await client.send(Request<JSONValue>(.get, "documents")).value["documents"]?.arrayValue ?? []
+        let item = list.first { (item: JSONValue) -> Bool in item["name"]?.stringValue == name }
+        let version: Int? = item?["version"]?.stringValue.flatMap { Int($0) }
+        return (body, version ?? 0)
+    }
+
+    static func client(_ baseURL: URL) -> APIClient {
+        var configuration = ClientConfiguration(baseURL: baseURL)
+        configuration.cache = nil
+        configuration.errorPresenter = nil
+        return APIClient(configuration: configuration, transport: URLSessionTransport())
+    }
+
+    @Test func writesMadeWhileTheServerIsAwayReachItOnceInOrder() async throws {
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        let database = directory.url.appendingPathComponent("server.sqlite").path
+        // A port the server will come back on; nothing listens there meanwhile.
+        let away = try await ImageStoreServer.start(ServerConfiguration(databasePath: database))
+        let port = away.port
+        await away.stop()
+        let client = Self.client(away.baseURL)
+        let store = try CourierStore(path: directory.url.appendingPathComponent("app.sqlite"))
+        let outbox = try Outbox(store: store, client: client, baseDelay: .zero)
+        for text in ["1", "2", "3"] { try await outbox.enqueue(Self.put("a", text), scope: "a") }
+        try await outbox.enqueue(Self.put("b", "x"), scope: "b")
+
+        let offline = try await outbox.flush()
+        #expect(offline.sent == 0 && offline.deferred == 2 && offline.remaining == 4)
+        let waiting = try await outbox.entries()
+        #expect(waiting.map(\.attempts) == [1, 0, 0, 1] && waiting.allSatisfy { $0.state == .pending })
+        #expect(waiting.first?.lastError?.isEmpty == false)
+        #expect(Set(waiting.map(\.idempotencyKey)).count == 4)
+
+        try await withServer(ServerConfiguration(port: port, databasePath: database)) { server in
+            let back = try await outbox.flush()
+            #expect(back.sent == 4 && back.remaining == 0 && back.deadLettered == 0)
+            #expect(try await Self.document("a", on: server) == ("3", 3))
+            #expect(try await Self.document("b", on: server) == ("x", 1))
+        }
+    }
+
+    @Test func aWriteWhoseAnswerWasLostIsAppliedOnce() async throws {
+        try await withServer { server in
+            let client = Self.client(server.baseURL)
+            let store = try CourierStore.inMemory()
+            let entry = try await Outbox(store: store, client: client).enqueue(Self.put("c", "once"))
+            // The server took the write, but the app was killed before its answer arrived.
+            _ = try await client.send(Self.put("c", "once").header("Idempotency-Key", "\"\(entry.idempotencyKey)\""))
+            try await store.database.write { db in try db.execute(sql: "UPDATE courier_outbox SET state = 'inFlight'") }
+            let reopened = try Outbox(store: store, client: client)
+            #expect(try await reopened.entries().map(\.state) == [.pending])
+            #expect(try await reopened.flush().sent == 1)
+            #expect(try await Self.document("c", on: server) == ("once", 1))
+        }
+    }
+
+    @Test func aRefusedWriteBecomesADeadLetterAndItsScopeGoesOn() async throws {
+        try await withServer { server in
+            let outbox = try Outbox(store: try CourierStore.inMemory(), client: Self.client(server.baseURL))
+            try await outbox.enqueue(Request<Data>(.post, "auth", body: ["email": "not an address", "password": "x"]), scope: "s")
+            try await outbox.enqueue(Self.put("d", "after"), scope: "s")
+            let flush = try await outbox.flush()
+            #expect(flush.deadLettered == 1 && flush.sent == 1 && flush.remaining == 0)
+            let letters = try await outbox.deadLetters()
+            let letter = try #require(letters.first)
+            #expect(letters.count == 1 && letter.statusCode == 422 && letter.method == .post && letter.url.path == "/auth")
+            #expect(letter.validationErrors?.fields["email"]?.isEmpty == false && !letter.body.isEmpty)
+            #expect(try await Self.document("d", on: server) == ("after", 1))
+            try await outbox.removeDeadLetter(letter.id)
+            #expect(try await outbox.deadLetters().isEmpty)
+        }
+    }
+
+    @Test func aRetryableFailureHoldsItsScopeButNotTheOthers() async throws {
+        try await withServer { server in
+            let outbox = try Outbox(store: try CourierStore.inMemory(), client: Self.client(server.baseURL), baseDelay: .zero)
+            try await outbox.enqueue(Request<Data>(.post, "flaky/outbox", query: ["failures": 2, "status": 503], body: ["n": 1]), scope: "f")
+            try await outbox.enqueue(Self.put("e", "behind"), scope: "f")
+            try await outbox.enqueue(Self.put("g", "free"), scope: "g")
+            let first = try await outbox.flush()
+            #expect(first.sent == 1 && first.deferred == 1 && first.remaining == 2)
+            #expect(try await Self.document("g", on: server) == ("free", 1))
+            #expect(try await outbox.flush().deferred == 1)
+            let third = try await outbox.flush()
+            #expect(third.sent == 2 && third.remaining == 0)
+            #expect(server.flakyAttempts("outbox") == 3)
+            #expect(try await Self.document("e", on: server) == ("behind", 1))
+        }
+    }
+
+    @Test func theOutboxKeepsWritesWithoutCredentialsAndRefusesReads() async throws {
+        try await withServer { server in
+            var configuration = ClientConfiguration(baseURL: server.baseURL, authenticationHeaders: ["access-token", "client", "uid"])
+            configuration.cache = nil
+            configuration.credentialStore = InMemoryCredentialStore()
+            let client = APIClient(configuration: configuration, transport: URLSessionTransport())
+            _ = try await client.send(Request<Data>(.post, "auth/sign_in", body: ["email": "demo@example.com", "password": "password"]))
+            let store = try CourierStore.inMemory()
+            let outbox = try Outbox(store: store, client: client)
+            try await outbox.enqueue(Self.put("h", "signed"))
+            let stored = try await store.database.read { db in try Data.fetchOne(db, sql: "SELECT headers FROM courier_outbox") } ?? Data()
+            #expect(!String(decoding: stored, as: UTF8.self).contains("access-token"))
+            #expect(try await outbox.flush().sent == 1)
+
+            let read = await #expect(throws: CourierError.self) { try await outbox.enqueue(Request<Data>(.get, "documents")) }
+            #expect(read?.kind == .invalidRequest)
+            let negative = #expect(throws: CourierError.self) { try Outbox(store: store, client: client, baseDelay: .seconds(-1)) }
+            #expect(negative?.kind == .invalidRequest)
+        }
+    }
+
+    @Test func theReadmeExampleRenamesThroughTheOutbox() async throws {
+        try await withServer { server in
+            let client = Self.client(server.baseURL)
+            var upload = Request<JSONValue>.upload("images", parts: [.data("image", ImageStoreTests.png(), fileName: "a.png")])
+            upload.suppressErrorAlert = true
+            let id = try #require(try await client.send(upload).value["id"]?.intValue)
+            let flush = try await renameWhenPossible(try Outbox(store: try CourierStore.inMemory(), client: client), imageID: id, title: "Dusk")
+            #expect(flush.sent == 1 && flush.remaining == 0)
+            let image = try await client.send(Request<JSONValue>(.get, "images/\(id)")).value
+            #expect(image["title"]?.stringValue == "Dusk")
+        }
+    }
+}
