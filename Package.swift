@@ -99,6 +99,7 @@ let package = Package(
             dependencies: [
                 "Courier", "CourierAsyncHTTPClient", "CourierStore", "CourierTesting", "ImageStoreServer",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .executableTarget(

@@ -16,6 +16,7 @@ enum ServerRouter {
         ErrorRoutes().add(to: router)
         AuthRoutes(accounts: accounts).add(to: router)
         DocumentRoutes(database: database).add(to: router)
+        LogRoutes(database: database).add(to: router)
         ImageRoutes(database: database, maximumImageSize: maximumImageSize).add(to: router)
         UploadSinkRoutes().add(to: router)
         ResilienceRoutes(ledger: ledger, gate: gate).add(to: router)

@@ -84,6 +84,13 @@ struct ServerDatabase: Sendable {
                 table.column("createdAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v5: logs") { db in
+            try db.create(table: "log_line") { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("name", .text).notNull().indexed()
+                table.column("text", .text).notNull()
+            }
+        }
         return migrator
     }
 }

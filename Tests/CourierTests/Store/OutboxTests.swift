@@ -141,4 +141,31 @@ import Testing
             #expect(image["title"]?.stringValue == "Dusk")
         }
     }
+
+    /// A writer process enqueues and sends writes while it is killed at random moments, 200
+    /// times; a last run finishes. The server then holds every write once, in order per scope, and
+    /// the outbox and its dead letters are empty.
+    @Test func writesSurviveKillsAndReachTheServerOnceInOrder() async throws {
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        let path = directory.url.appendingPathComponent("app.sqlite")
+        let (writes, scopes) = (150, 4)
+        try await withServer { server in
+            let arguments = ["outbox-writer", "--path", path.path, "--url", server.baseURL.absoluteString, "--writes", "\(writes)", "--scopes", "\(scopes)"]
+            var kills = 0
+            for _ in 0..<200 where try await killCourierWriter(arguments, within: .milliseconds(200)) { kills += 1 }
+            let last = try await ChildProcess.run(courier: arguments, within: .seconds(120))
+            #expect(last.succeeded && last.output.contains("done"), "\(last)")
+            let client = Self.client(server.baseURL)
+            for scope in 0..<scopes {
+                let lines = try await client.send(Request<JSONValue>(.get, "logs/log-\(scope)")).value["lines"]?.arrayValue ?? []
+                #expect(lines.compactMap(\.stringValue) == (0..<writes).map(String.init), "scope \(scope)")
+            }
+            let outbox = try Outbox(store: try CourierStore(path: path), client: client)
+            #expect(try await outbox.entries().isEmpty)
+            #expect(try await outbox.deadLetters().isEmpty)
+            print("outbox crash loop: \(kills) of 200 runs killed while running; \(writes * scopes) writes")
+            #expect(kills > 20, "too few kills landed while the writer ran")
+        }
+    }
 }
