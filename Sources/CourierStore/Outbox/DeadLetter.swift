@@ -4,7 +4,7 @@ import Foundation
 /// A write the server refused (a 4xx other than those worth retrying): moved out of the outbox
 /// with what the server said, never dropped, until the app removes it
 /// (``Outbox/removeDeadLetter(_:)``).
-public struct DeadLetter: Sendable, Identifiable {
+public struct DeadLetter: Sendable, Hashable, Identifiable {
     /// The entry's number (``OutboxEntry/id``).
     public let id: Int64
     /// The entry's scope.

@@ -53,9 +53,7 @@ extension Outbox {
     /// Every entry, in order.
     public func entries() async throws(CourierError) -> [OutboxEntry] {
         do {
-            return try await store.database.read { db in
-                try Row.fetchAll(db, sql: "SELECT * FROM courier_outbox ORDER BY id").compactMap { StoredWrite(row: $0)?.entry }
-            }
+            return try await store.database.read { db in try Self.fetchEntries(db) }
         } catch {
             throw CourierError.store(error, path: store.path, doing: "read its outbox")
         }
@@ -64,18 +62,37 @@ extension Outbox {
     /// Every dead letter, in the order the writes were enqueued.
     public func deadLetters() async throws(CourierError) -> [DeadLetter] {
         do {
-            return try await store.database.read { db in
-                try Row.fetchAll(db, sql: "SELECT * FROM courier_dead_letter ORDER BY id").compactMap { row -> DeadLetter? in
-                    guard let url = URL(string: row["url"]) else { return nil }
-                    let fields = (row["validationErrors"] as Data?).flatMap { try? JSONDecoder().decode([String: [String]].self, from: $0) }
-                    return DeadLetter(
-                        id: row["id"], scope: row["scope"], method: HTTPMethod(rawValue: row["method"]), url: url,
-                        idempotencyKey: row["idempotencyKey"], statusCode: row["statusCode"], body: row["body"], message: row["message"],
-                        validationErrors: fields.map { ValidationErrors(fields: $0) }, enqueuedAt: row["enqueuedAt"], failedAt: row["failedAt"])
-                }
-            }
+            return try await store.database.read { db in try Self.fetchDeadLetters(db) }
         } catch {
             throw CourierError.store(error, path: store.path, doing: "read its dead letters")
+        }
+    }
+
+    static func fetchEntries(_ db: Database) throws -> [OutboxEntry] {
+        try Row.fetchAll(db, sql: "SELECT * FROM courier_outbox ORDER BY id").compactMap { StoredWrite(row: $0)?.entry }
+    }
+
+    static func fetchDeadLetters(_ db: Database) throws -> [DeadLetter] {
+        try Row.fetchAll(db, sql: "SELECT * FROM courier_dead_letter ORDER BY id").compactMap { row -> DeadLetter? in
+            guard let url = URL(string: row["url"]) else { return nil }
+            let fields = (row["validationErrors"] as Data?).flatMap { try? JSONDecoder().decode([String: [String]].self, from: $0) }
+            return DeadLetter(
+                id: row["id"], scope: row["scope"], method: HTTPMethod(rawValue: row["method"]), url: url,
+                idempotencyKey: row["idempotencyKey"], statusCode: row["statusCode"], body: row["body"], message: row["message"],
+                validationErrors: fields.map { ValidationErrors(fields: $0) }, enqueuedAt: row["enqueuedAt"], failedAt: row["failedAt"])
+        }
+    }
+
+    /// What became of `entry`: still queued, a dead letter, or sent (in neither table).
+    func outcome(of entry: OutboxEntry) async throws(CourierError) -> OutboxOutcome {
+        do {
+            return try await store.database.read { db in
+                if try Bool.fetchOne(db, sql: "SELECT 1 FROM courier_outbox WHERE id = ?", arguments: [entry.id]) == true { return .queued }
+                if try Bool.fetchOne(db, sql: "SELECT 1 FROM courier_dead_letter WHERE id = ?", arguments: [entry.id]) == true { return .deadLettered }
+                return .sent
+            }
+        } catch {
+            throw CourierError.store(error, path: store.path, doing: "read its outbox")
         }
     }
 

@@ -11,6 +11,7 @@ import GRDB
 /// ```swift
 /// let outbox = try Outbox(store: store, client: client)
 /// try await outbox.enqueue(Request<Data>(.patch, "images/7", body: ["title": "Dusk"]), scope: "image-7")
+/// for try await entries in outbox.observe() { showPending(entries.count) }
 /// let flush = try await outbox.flush()          // when the network is back
 /// for letter in try await outbox.deadLetters() { show(letter.message, letter.validationErrors) }
 /// ```
@@ -57,14 +58,16 @@ public final class Outbox: Sendable {
     }
 
     /// Persists `request` as it would be sent now (URL, headers but the client's authentication
-    /// headers, body), with a new idempotency key, in one transaction; returns the entry. Nothing
-    /// is sent: ``flush()`` sends.
+    /// headers, body), with a new idempotency key, in one transaction; with
+    /// ``OutboxPolicy/sendAtOnce``, then sends its scope. Returns the entry and what became of it.
     /// - Throws: ``CourierError/Kind/invalidRequest`` for a GET or HEAD (the outbox keeps writes)
     ///   or a request that cannot be sent as described, ``CourierError/Kind/store`` when the entry
     ///   cannot be written (a full disk, a read-only file): the write is then not kept, and the
     ///   error says so.
     @discardableResult
-    public func enqueue<Value>(_ request: Request<Value>, scope: String = "") async throws(CourierError) -> OutboxEntry {
+    public func enqueue<Value>(
+        _ request: Request<Value>, scope: String = "", policy: OutboxPolicy = .queue
+    ) async throws(CourierError) -> OutboxReceipt {
         guard !request.method.encodesParametersInURL else {
             throw CourierError(.invalidRequest, "The outbox keeps writes; \(request.method) \(request.path) is a read. Send it directly.")
         }
@@ -83,6 +86,23 @@ public final class Outbox: Sendable {
         let stored = StoredWrite(
             scope: scope, method: wire.method, url: wire.url, headers: headers, body: body, contentType: contentType,
             idempotencyKey: UUID().uuidString.lowercased())
-        return try await insert(stored)
+        let entry = try await insert(stored)
+        guard policy.sendsAtOnce else { return OutboxReceipt(entry: entry, outcome: .queued) }
+        _ = try await flush(scope: scope, now: Date())
+        return OutboxReceipt(entry: entry, outcome: try await outcome(of: entry))
+    }
+
+    /// The entries of the outbox, now and after every change (enqueues, attempts, sends).
+    public func observe() -> StoreObservation<[OutboxEntry]> {
+        StoreObservation(path: store.path) { [store] in
+            ValueObservation.tracking { db in try Self.fetchEntries(db) }.removeDuplicates().values(in: store.database)
+        }
+    }
+
+    /// The dead letters, now and after every change.
+    public func observeDeadLetters() -> StoreObservation<[DeadLetter]> {
+        StoreObservation(path: store.path) { [store] in
+            ValueObservation.tracking { db in try Self.fetchDeadLetters(db) }.removeDuplicates().values(in: store.database)
+        }
     }
 }

@@ -1,5 +1,7 @@
 import Courier
 import Foundation
+import Subprocess
+import SystemPackage
 
 /// A fresh directory under the temporary directory, removed by ``remove()``.
 struct TemporaryDirectory {
@@ -58,25 +60,29 @@ func courierExecutable() throws -> URL {
     return found
 }
 
-/// Starts a hidden `courier` writer command (`cache-writer`, `store-writer`), waits for its
-/// `ready` line, lets a random moment of up to `within` pass (the moment, not synchronisation),
-/// kills it with SIGKILL and waits for it; returns whether the signal ended it. Its standard input
-/// stays open until then: a writer exits when it reads end-of-file (its parent is gone).
+/// Starts a hidden `courier` writer command (`cache-writer`, `store-writer`, `outbox-writer`),
+/// waits for its `ready` line, lets a random moment of up to `within` pass (the moment, not
+/// synchronisation), kills it with SIGKILL and waits for it; returns whether the signal ended it.
+/// Its standard input stays open until then: a writer exits when it reads end-of-file (its parent
+/// is gone).
+///
+/// Spawned with swift-subprocess, not Foundation's `Process`: on Linux (Swift 6.3) `Process.run`
+/// reads the names of `/proc/self/fd` past the end of their records and crashes now and then
+/// (swift-corelibs-foundation pull request 5472), and the crash tests spawn hundreds of children.
 func killCourierWriter(_ arguments: [String], within: Duration) async throws -> Bool {
-    let process = Process()
-    process.executableURL = try courierExecutable()
-    process.arguments = arguments
-    let output = Pipe()
-    let input = Pipe()
-    process.standardOutput = output
-    process.standardInput = input
-    process.standardError = FileHandle.nullDevice  // never the runner's own pipe
-    try process.run()
-    _ = try output.fileHandleForReading.read(upToCount: 6)  // "ready\n": it is writing now
+    let executable = try courierExecutable()
     let limit = Int(within.components.seconds * 1_000_000 + within.components.attoseconds / 1_000_000_000_000)
-    try await Task.sleep(for: .microseconds(Int.random(in: 0...limit)))
-    kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
-    withExtendedLifetime(input) {}
-    return process.terminationReason == .uncaughtSignal
+    let result = try await Subprocess.run(
+        .path(FilePath(executable.path)), arguments: Arguments(arguments), input: .inputWriter, output: .sequence, error: .discarded
+    ) { execution in
+        var printed = ""
+        for try await buffer in execution.standardOutput {
+            printed += buffer.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+            if printed.contains("ready\n") { break }  // it is writing now
+        }
+        try await Task.sleep(for: .microseconds(Int.random(in: 0...limit)))
+        try? execution.send(signal: .kill)
+    }
+    if case .signaled(let signal) = result.terminationStatus { return signal == SIGKILL }
+    return false
 }
