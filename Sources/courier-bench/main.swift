@@ -17,6 +17,7 @@ let suites: [String: @Sendable (BenchOptions) async throws -> Void] = [
     "replay": { try await ReplayBenchmark(options: $0).run() },
     "errors": { try ValidationErrorsBenchmark(options: $0).run() },
     "openapi": { try await OpenAPIBenchmark(options: $0).run() },
+    "outbox": { try await OutboxBenchmark(options: $0).run() },
 ]
 
 guard let name = arguments.first, let suite = suites[name] else {

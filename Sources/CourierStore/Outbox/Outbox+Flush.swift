@@ -2,10 +2,8 @@ import Courier
 import Foundation
 
 extension Outbox {
-    /// What an attempt's outcome does to its entry.
+    /// What an attempt's failure does to its entry.
     enum Decision: Equatable {
-        /// The server has the write.
-        case sent
         /// Worth another attempt, after this wait (the server's `Retry-After` when it gave one).
         case retry(after: Duration?)
         /// Refused for good: a dead letter.
@@ -48,10 +46,13 @@ extension Outbox {
         return total
     }
 
-    /// Sends `scope`'s entries that are due at `now`, in order, until one has to wait.
+    /// Sends `scope`'s entries that are due at `now`, in order, until one has to wait. A sent
+    /// entry is removed in the same transaction that takes the next one.
     func flush(scope: String, now: Date) async throws(CourierError) -> OutboxFlush {
         var summary = OutboxFlush()
-        while !Task.isCancelled, let write = try await claim(scope: scope, now: now) {
+        var sent: Int64?
+        while !Task.isCancelled, let write = try await claim(scope: scope, now: now, removing: sent) {
+            sent = nil
             let outcome: CourierError?
             do {
                 _ = try await client.send(write.request)
@@ -59,24 +60,26 @@ extension Outbox {
             } catch {
                 outcome = error
             }
-            switch outcome.map(Self.decision) ?? .sent {
-            case .sent:
-                try await remove(write)
+            guard let outcome else {
+                sent = write.id
                 summary.sent += 1
+                continue
+            }
+            switch Self.decision(for: outcome) {
             case .deadLetter:
-                // `outcome` is the refusal here: only an error decides a dead letter.
-                if let outcome { try await bury(write, because: outcome) }
+                try await bury(write, because: outcome)
                 summary.deadLettered += 1
             case .retry(let wait):
                 let delay = wait ?? backoff(afterAttempt: write.attempts)
-                if let outcome { try await postpone(write, until: Date().addingTimeInterval(delay.seconds), because: outcome) }
+                try await postpone(write, until: Date().addingTimeInterval(delay.seconds), because: outcome)
                 summary.deferred += 1
                 return summary
             case .stop:
-                if let outcome { try await postpone(write, until: Date(), because: outcome) }
+                try await postpone(write, until: Date(), because: outcome)
                 return summary
             }
         }
+        if let sent { try await remove(sent) }
         return summary
     }
 

@@ -114,11 +114,13 @@ extension Outbox {
         }
     }
 
-    /// Takes the first entry of `scope` for an attempt (marks it in flight, counts the attempt), or
-    /// `nil` when the scope is empty, its first entry is in flight elsewhere or not due before `now`.
-    func claim(scope: String, now: Date) async throws(CourierError) -> StoredWrite? {
+    /// Removes the entry numbered `sent` (the server took it), then takes the first entry of
+    /// `scope` for an attempt (marks it in flight, counts the attempt), in one transaction; `nil`
+    /// when the scope is empty, its first entry is in flight elsewhere or not due before `now`.
+    func claim(scope: String, now: Date, removing sent: Int64?) async throws(CourierError) -> StoredWrite? {
         do {
             return try await store.database.write { db -> StoredWrite? in
+                if let sent { try db.execute(sql: "DELETE FROM courier_outbox WHERE id = ?", arguments: [sent]) }
                 guard let row = try Row.fetchOne(db, sql: "SELECT * FROM courier_outbox WHERE scope = ? ORDER BY id LIMIT 1", arguments: [scope]),
                       var write = StoredWrite(row: row), write.state == .pending
                 else { return nil }
@@ -134,10 +136,10 @@ extension Outbox {
         }
     }
 
-    /// Removes an entry the server took.
-    func remove(_ write: StoredWrite) async throws(CourierError) {
+    /// Removes the entry numbered `id` (the server took it).
+    func remove(_ id: Int64) async throws(CourierError) {
         do {
-            try await store.database.write { db in try db.execute(sql: "DELETE FROM courier_outbox WHERE id = ?", arguments: [write.id]) }
+            try await store.database.write { db in try db.execute(sql: "DELETE FROM courier_outbox WHERE id = ?", arguments: [id]) }
         } catch {
             throw CourierError.store(error, path: store.path, doing: "remove a sent write from its outbox")
         }
