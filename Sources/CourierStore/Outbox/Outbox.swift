@@ -12,7 +12,7 @@ import GRDB
 /// let outbox = try Outbox(store: store, client: client)
 /// try await outbox.enqueue(Request<Data>(.patch, "images/7", body: ["title": "Dusk"]), scope: "image-7")
 /// for try await entries in outbox.observe() { showPending(entries.count) }
-/// let flush = try await outbox.flush()          // when the network is back
+/// let flush = try await outbox.flush()          // when the network is back (or outbox.start())
 /// for letter in try await outbox.deadLetters() { show(letter.message, letter.validationErrors) }
 /// ```
 ///
@@ -41,6 +41,8 @@ public final class Outbox: Sendable {
     public let baseDelay: Duration
     /// The longest wait between attempts.
     public let maximumDelay: Duration
+    /// The loop of ``start()``.
+    let runner = Locked(Runner())
 
     /// An outbox in `store`, sending through `client`: creates its tables if needed, and marks
     /// entries left in flight to be sent again. Make one per store.
@@ -87,7 +89,10 @@ public final class Outbox: Sendable {
             scope: scope, method: wire.method, url: wire.url, headers: headers, body: body, contentType: contentType,
             idempotencyKey: UUID().uuidString.lowercased())
         let entry = try await insert(stored)
-        guard policy.sendsAtOnce else { return OutboxReceipt(entry: entry, outcome: .queued) }
+        guard policy.sendsAtOnce else {
+            wake()
+            return OutboxReceipt(entry: entry, outcome: .queued)
+        }
         _ = try await flush(scope: scope, now: Date())
         return OutboxReceipt(entry: entry, outcome: try await outcome(of: entry))
     }

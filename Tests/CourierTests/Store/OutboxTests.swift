@@ -206,4 +206,28 @@ import Testing
         #expect(full?.kind == .store && full?.message.contains("was not kept") == true, "\(String(describing: full))")
         #expect(try await outbox.entries().map(\.url.path) == ["/documents/k"])
     }
+
+    /// Started, the outbox sends by itself: it retries while the server is away (its backoff) and
+    /// sends everything once the server is back, with no flush called.
+    @Test(.timeLimit(.minutes(1)))
+    func aStartedOutboxSendsByItselfWhenTheServerComesBack() async throws {
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        let database = directory.url.appendingPathComponent("server.sqlite").path
+        let away = try await ImageStoreServer.start(ServerConfiguration(databasePath: database))
+        await away.stop()
+        let outbox = try Outbox(
+            store: try CourierStore.inMemory(), client: Self.client(away.baseURL), baseDelay: .milliseconds(20), maximumDelay: .milliseconds(200))
+        for text in ["1", "2"] { try await outbox.enqueue(Self.put("m", text), scope: "m") }
+        var watched = outbox.observe().makeAsyncIterator()
+        outbox.start()
+        defer { outbox.stop() }
+        // Two failed attempts while the server is away: the loop retries on its own.
+        while let entries = try await watched.next(), (entries.first?.attempts ?? 0) < 2 {}
+        try await withServer(ServerConfiguration(port: away.port, databasePath: database)) { server in
+            try await outbox.enqueue(Self.put("m", "3"), scope: "m")
+            while let entries = try await watched.next(), !entries.isEmpty {}
+            #expect(try await Self.document("m", on: server) == ("3", 3))
+        }
+    }
 }
