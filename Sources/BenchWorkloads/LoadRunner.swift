@@ -42,11 +42,6 @@ public enum LoadRunner {
     }
 }
 
-extension Duration {
-    /// The duration in seconds.
-    public var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}
-
 /// Hands out increasing numbers to concurrent workers.
 public final class Ticket: Sendable {
     private let value = Atomic<Int>(0)

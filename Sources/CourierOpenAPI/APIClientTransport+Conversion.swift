@@ -40,8 +40,12 @@ extension APIClientTransport {
         return (courierRequest, spooled)
     }
 
-    /// A response for generated code: the status, the headers HTTP allows, and the body (none when empty).
-    static func answer(status: Int, headers: HTTPHeaders, body: Data) -> (HTTPResponse, HTTPBody?) {
+    /// A response for generated code: the status, the headers HTTP allows, and the body (none when
+    /// empty). A status swift-http-types cannot hold (outside 0-999) is the server's error, not a crash.
+    static func answer(status: Int, headers: HTTPHeaders, body: Data) throws(CourierError) -> (HTTPResponse, HTTPBody?) {
+        guard (0...999).contains(status) else {
+            throw CourierError(.invalidResponse, "The server answered with the status \(status), which is not an HTTP status code.", statusCode: status)
+        }
         var fields = HTTPFields()
         for field in headers {
             guard let name = HTTPField.Name(field.name) else { continue }

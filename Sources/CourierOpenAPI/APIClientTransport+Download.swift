@@ -15,12 +15,12 @@ extension APIClientTransport {
         }
         switch outcome {
         case .success(let response):
-            let (head, _) = Self.answer(status: response.statusCode, headers: response.headers, body: Data())
+            let (head, _) = try Self.answer(status: response.statusCode, headers: response.headers, body: Data())
             return (head, try Self.streaming(response.value))
         case .failure(let error):
             try? FileManager.default.removeItem(at: file)
             guard settings.returnsErrorResponses == true, let status = error.statusCode else { throw error }
-            return Self.answer(status: status, headers: error.headers ?? [:], body: error.body ?? Data())
+            return try Self.answer(status: status, headers: error.headers ?? [:], body: error.body ?? Data())
         }
     }
 

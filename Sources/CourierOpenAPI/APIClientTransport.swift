@@ -69,11 +69,11 @@ public struct APIClientTransport: ClientTransport {
         }
         switch outcome {
         case .success(let response):
-            return Self.answer(status: response.statusCode, headers: response.headers, body: response.data)
+            return try Self.answer(status: response.statusCode, headers: response.headers, body: response.data)
         case .failure(let error):
             // An error status goes to the generated code when the operation asks for it; any other failure is thrown.
             guard settings.returnsErrorResponses == true, let status = error.statusCode else { throw error }
-            return Self.answer(status: status, headers: error.headers ?? [:], body: error.body ?? Data())
+            return try Self.answer(status: status, headers: error.headers ?? [:], body: error.body ?? Data())
         }
     }
 }

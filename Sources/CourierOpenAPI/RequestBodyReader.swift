@@ -35,7 +35,7 @@ struct RequestBodyReader {
             guard length <= limit else { throw tooLarge(length) }
             known = length
         }
-        var bytes = Data(capacity: Int(min(known ?? 0, Int64(Self.inMemoryLimit))))
+        var bytes = Data(capacity: Int(min(max(known ?? 0, 0), Int64(Self.inMemoryLimit))))
         var spool: (file: URL, handle: FileHandle)?
         var length: Int64 = 0
         do {

@@ -106,10 +106,3 @@ extension Outbox {
         return min(delay, maximumDelay)
     }
 }
-
-extension Duration {
-    /// The duration in seconds, as a `TimeInterval`.
-    fileprivate var seconds: TimeInterval {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
-}

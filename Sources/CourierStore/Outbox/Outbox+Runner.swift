@@ -64,7 +64,10 @@ extension Outbox {
         guard count > 0 else { return nil }
         // Entries but none with a time: in flight elsewhere, or behind one that is; look again later.
         guard let next else { return maximumDelay }
+        // Compared as seconds first: a far `Retry-After` (or a date in a tampered file) is no
+        // number of milliseconds an `Int64` holds.
         let seconds = max(0, next.timeIntervalSinceNow)
-        return min(.milliseconds(Int64((seconds * 1000).rounded(.up))), maximumDelay)
+        guard seconds < maximumDelay.seconds else { return maximumDelay }
+        return .seconds(seconds)
     }
 }

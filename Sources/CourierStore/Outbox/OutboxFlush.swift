@@ -9,7 +9,9 @@ public struct OutboxFlush: Sendable, Hashable, CustomStringConvertible {
     /// Entries still in the outbox after the flush.
     public var remaining = 0
 
+    /// A flush that did nothing yet.
     public init() {}
 
+    /// `sent=… deferred=… deadLettered=… remaining=…`.
     public var description: String { "sent=\(sent) deferred=\(deferred) deadLettered=\(deadLettered) remaining=\(remaining)" }
 }

@@ -9,6 +9,7 @@ public struct OutboxPolicy: Hashable, Sendable, CustomStringConvertible {
     /// only when the attempt fails in a way worth retrying.
     public static let sendAtOnce = OutboxPolicy(sendsAtOnce: true)
 
+    /// `queue` or `sendAtOnce`.
     public var description: String { sendsAtOnce ? "sendAtOnce" : "queue" }
 }
 
@@ -24,6 +25,7 @@ public struct OutboxOutcome: Hashable, Sendable, CustomStringConvertible {
     /// The server refused it: it is a dead letter.
     public static let deadLettered = OutboxOutcome(name: "deadLettered")
 
+    /// The name (``name``).
     public var description: String { name }
 }
 

@@ -10,5 +10,6 @@ public struct OutboxState: Hashable, Sendable, CustomStringConvertible {
     /// killed): it is sent again, with the same idempotency key.
     public static let inFlight = OutboxState(name: "inFlight")
 
+    /// The name (``name``).
     public var description: String { name }
 }

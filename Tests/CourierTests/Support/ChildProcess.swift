@@ -38,14 +38,21 @@ final class ChildProcess: @unchecked Sendable {
     private let exited = AsyncEvent()
 
     /// Starts `courier` with `arguments`.
-    init(courier arguments: [String]) throws {
+    convenience init(courier arguments: [String]) throws {
+        try self.init(executable: courierExecutable(), arguments: arguments)
+    }
+
+    /// Starts `executable` with `arguments`, in `directory` when given (a tool such as
+    /// schemathesis, which keeps files where it runs).
+    init(executable: URL, arguments: [String], directory: URL? = nil) throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("courier-child-\(UUID().uuidString)")
         outputFile = base.appendingPathExtension("out")
         errorFile = base.appendingPathExtension("err")
         _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        process.executableURL = try courierExecutable()
+        process.executableURL = executable
         process.arguments = arguments
+        process.currentDirectoryURL = directory
         process.standardInput = input
         process.standardOutput = try FileHandle(forWritingTo: outputFile)
         process.standardError = try FileHandle(forWritingTo: errorFile)
