@@ -74,12 +74,17 @@ extension Outbox {
 
     static func fetchDeadLetters(_ db: Database) throws -> [DeadLetter] {
         try Row.fetchAll(db, sql: "SELECT * FROM courier_dead_letter ORDER BY id").compactMap { row -> DeadLetter? in
-            guard let url = URL(string: row["url"]) else { return nil }
-            let fields = (row["validationErrors"] as Data?).flatMap { try? JSONDecoder().decode([String: [String]].self, from: $0) }
+            // A damaged row gives no dead letter, never a crash.
+            guard let id = Int64.fromDatabaseValue(row["id"]), let scope = String.fromDatabaseValue(row["scope"]),
+                  let method = String.fromDatabaseValue(row["method"]), let url = String.fromDatabaseValue(row["url"]).flatMap(URL.init(string:)),
+                  let key = String.fromDatabaseValue(row["idempotencyKey"]), let message = String.fromDatabaseValue(row["message"]),
+                  let enqueuedAt = Date.fromDatabaseValue(row["enqueuedAt"]), let failedAt = Date.fromDatabaseValue(row["failedAt"])
+            else { return nil }
+            let fields = Data.fromDatabaseValue(row["validationErrors"]).flatMap { try? JSONDecoder().decode([String: [String]].self, from: $0) }
             return DeadLetter(
-                id: row["id"], scope: row["scope"], method: HTTPMethod(rawValue: row["method"]), url: url,
-                idempotencyKey: row["idempotencyKey"], statusCode: row["statusCode"], body: row["body"], message: row["message"],
-                validationErrors: fields.map { ValidationErrors(fields: $0) }, enqueuedAt: row["enqueuedAt"], failedAt: row["failedAt"])
+                id: id, scope: scope, method: HTTPMethod(rawValue: method), url: url, idempotencyKey: key,
+                statusCode: Int.fromDatabaseValue(row["statusCode"]), body: Data.fromDatabaseValue(row["body"]) ?? Data(), message: message,
+                validationErrors: fields.map { ValidationErrors(fields: $0) }, enqueuedAt: enqueuedAt, failedAt: failedAt)
         }
     }
 

@@ -48,24 +48,29 @@ struct StoredWrite: Sendable {
         self.idempotencyKey = idempotencyKey
     }
 
-    /// A row of `courier_outbox`; `nil` when it does not hold a write (a URL that no longer parses).
+    /// A row of `courier_outbox`; `nil` when it does not hold a write (a missing or mistyped
+    /// column, a URL that no longer parses): a damaged file gives no entry, never a crash.
     init?(row: Row) {
-        guard let url = URL(string: row["url"]) else { return nil }
-        id = row["id"]
-        scope = row["scope"]
-        method = HTTPMethod(rawValue: row["method"])
+        guard let id = Int64.fromDatabaseValue(row["id"]), let scope = String.fromDatabaseValue(row["scope"]),
+              let method = String.fromDatabaseValue(row["method"]), let url = String.fromDatabaseValue(row["url"]).flatMap(URL.init(string:)),
+              let key = String.fromDatabaseValue(row["idempotencyKey"]), let state = String.fromDatabaseValue(row["state"]),
+              let attempts = Int.fromDatabaseValue(row["attempts"]), let enqueuedAt = Date.fromDatabaseValue(row["enqueuedAt"])
+        else { return nil }
+        self.id = id
+        self.scope = scope
+        self.method = HTTPMethod(rawValue: method)
         self.url = url
-        let pairs = (row["headers"] as Data?).flatMap { try? JSONDecoder().decode([[String]].self, from: $0) } ?? []
+        let pairs = Data.fromDatabaseValue(row["headers"]).flatMap { try? JSONDecoder().decode([[String]].self, from: $0) } ?? []
         headers = HTTPHeaders()
         for pair in pairs where pair.count == 2 { headers.add(name: pair[0], value: pair[1]) }
-        body = row["body"]
-        contentType = row["contentType"]
-        idempotencyKey = row["idempotencyKey"]
-        state = OutboxState(name: row["state"])
-        attempts = row["attempts"]
-        nextAttempt = row["nextAttempt"]
-        lastError = row["lastError"]
-        enqueuedAt = row["enqueuedAt"]
+        body = Data.fromDatabaseValue(row["body"])
+        contentType = String.fromDatabaseValue(row["contentType"])
+        idempotencyKey = key
+        self.state = OutboxState(name: state)
+        self.attempts = attempts
+        nextAttempt = Date.fromDatabaseValue(row["nextAttempt"])
+        lastError = String.fromDatabaseValue(row["lastError"])
+        self.enqueuedAt = enqueuedAt
     }
 
     /// The headers as stored: name and value pairs, in order.

@@ -41,10 +41,10 @@ struct IdempotencyLedger: Sendable {
                     sql: "INSERT INTO idempotency (key, fingerprint, createdAt) VALUES (?, ?, ?)", arguments: [key, fingerprint, Date()])
                 return .proceed
             }
-            guard (row["fingerprint"] as String) == fingerprint else { return .mismatch }
-            guard let status = row["status"] as Int? else { return .inFlight }
-            let headers = (row["headers"] as Data?).flatMap { try? JSONDecoder().decode([[String]].self, from: $0) } ?? []
-            return .replay(Answer(status: status, headers: headers, body: row["body"] ?? Data()))
+            guard String.fromDatabaseValue(row["fingerprint"]) == fingerprint else { return .mismatch }
+            guard let status = Int.fromDatabaseValue(row["status"]) else { return .inFlight }
+            let headers = Data.fromDatabaseValue(row["headers"]).flatMap { try? JSONDecoder().decode([[String]].self, from: $0) } ?? []
+            return .replay(Answer(status: status, headers: headers, body: Data.fromDatabaseValue(row["body"]) ?? Data()))
         }
     }
 

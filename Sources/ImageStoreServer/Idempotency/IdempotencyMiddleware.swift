@@ -50,6 +50,8 @@ struct IdempotencyMiddleware<Context: RequestContext>: RouterMiddleware {
                 if let name = HTTPField.Name(pair[0]) { headers.append(HTTPField(name: name, value: pair[1])) }
             }
             headers[Self.replayedName] = "true"
+            // A kept status came from a response; one HTTP cannot hold would mean a damaged file.
+            guard (100...999).contains(answer.status) else { throw HTTPError(.internalServerError) }
             return Response(status: .init(code: answer.status), headers: headers, body: .init(byteBuffer: ByteBuffer(data: answer.body)))
         case .proceed:
             let response: Response

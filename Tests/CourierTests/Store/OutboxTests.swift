@@ -230,4 +230,24 @@ import Testing
             #expect(try await Self.document("m", on: server) == ("3", 3))
         }
     }
+
+    /// A damaged row (a column of the wrong type, as a file edited by hand could hold) is left
+    /// out of what the outbox shows, never a crash.
+    @Test func aDamagedRowIsLeftOutNotACrash() async throws {
+        let store = try CourierStore.inMemory()
+        let outbox = try Outbox(store: store, client: Self.client(URL(string: "http://127.0.0.1:9")!))
+        try await outbox.enqueue(Self.put("n", "fine"))
+        try await store.database.write { db in
+            try db.execute(sql: """
+                INSERT INTO courier_outbox (scope, method, url, headers, idempotencyKey, state, attempts, enqueuedAt)
+                VALUES ('x', 'PUT', 'http://127.0.0.1:9/documents/x', x'5b5d', 'k-damaged', 'pending', 'many', 'not a date')
+                """)
+            try db.execute(sql: """
+                INSERT INTO courier_dead_letter (id, scope, method, url, idempotencyKey, body, message, enqueuedAt, failedAt)
+                VALUES (99, 'x', 'PUT', 'http://127.0.0.1:9/documents/x', 'k-d', x'', 'refused', 'not a date', 'nor this')
+                """)
+        }
+        #expect(try await outbox.entries().map(\.url.path) == ["/documents/n"])
+        #expect(try await outbox.deadLetters().isEmpty)
+    }
 }
