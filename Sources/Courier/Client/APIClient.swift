@@ -30,6 +30,8 @@ public final class APIClient: Sendable {
     /// The transport in the start-and-call-back shape every exchange runs in: the transport
     /// itself when it has that shape, else an adapter that runs its `send` in a task.
     let callbackTransport: any CallbackTransport
+    /// Who hears that the network answered a request (the outbox's trigger).
+    package let answerObservers = AnswerObservers()
     /// What ``logout()`` runs besides forgetting credentials, by registration number.
     let logoutHandlers = Locked<(next: Int, handlers: [(id: Int, run: LogoutHandler)])>((0, []))
 

@@ -8,19 +8,43 @@ extension Outbox {
         case retry(after: Duration?)
         /// Refused for good: a dead letter.
         case deadLetter
+        /// 412: made on a version that has changed since; the conflict resolver decides.
+        case conflict
         /// The flush was cancelled: the entry waits as it was.
         case stop
     }
 
     /// Sends every scope's due entries, scopes side by side and each in order, until each scope
-    /// is empty or waits (an attempt failed in a way worth retrying, or its first entry is not due
-    /// yet). Safe beside ``enqueue(_:scope:)`` and beside another flush: an entry in flight is
-    /// left to the flush that took it.
+    /// is empty or waits (an attempt failed in a way worth retrying, its first entry is not due
+    /// yet, or waits for an entry of another scope that is still waiting). Safe beside
+    /// ``enqueue(_:scope:after:applying:policy:)`` and beside another flush: an entry in flight
+    /// is left to the flush that took it.
     /// - Throws: ``CourierError/Kind/store`` when the outbox cannot be read or written.
     @discardableResult
     public func flush() async throws(CourierError) -> OutboxFlush {
-        let scopes = try await scopes()
+        do {
+            try await makeDue()
+        } catch {
+            throw CourierError.store(error, path: store.path, doing: "read its outbox")
+        }
         let now = Date()
+        var total = OutboxFlush()
+        // Rounds, while a round moved entries on and a scope waited for one of another scope.
+        while !Task.isCancelled {
+            let round = try await flushScopes(now: now)
+            total.sent += round.sent
+            total.deferred += round.deferred
+            total.deadLettered += round.deadLettered
+            total.discarded += round.discarded
+            guard round.blocked, round.sent + round.deadLettered + round.discarded > 0 else { break }
+        }
+        total.remaining = try await count()
+        return total
+    }
+
+    /// One round of ``flush()``: every scope's due entries, scopes side by side.
+    private func flushScopes(now: Date) async throws(CourierError) -> OutboxFlush {
+        let scopes = try await scopes()
         let outcomes = await withTaskGroup(of: Result<OutboxFlush, CourierError>.self) { group in
             for scope in scopes {
                 group.addTask {
@@ -35,15 +59,16 @@ extension Outbox {
             for await outcome in group { all.append(outcome) }
             return all
         }
-        var total = OutboxFlush()
+        var round = OutboxFlush()
         for outcome in outcomes {
             let part = try outcome.get()
-            total.sent += part.sent
-            total.deferred += part.deferred
-            total.deadLettered += part.deadLettered
+            round.sent += part.sent
+            round.deferred += part.deferred
+            round.deadLettered += part.deadLettered
+            round.discarded += part.discarded
+            round.blocked = round.blocked || part.blocked
         }
-        total.remaining = try await count()
-        return total
+        return round
     }
 
     /// Sends `scope`'s entries that are due at `now`, in order, until one has to wait. A sent
@@ -51,8 +76,12 @@ extension Outbox {
     func flush(scope: String, now: Date) async throws(CourierError) -> OutboxFlush {
         var summary = OutboxFlush()
         var sent: Int64?
-        while !Task.isCancelled, let write = try await claim(scope: scope, now: now, removing: sent) {
+        while !Task.isCancelled {
+            let claim = try await claim(scope: scope, now: now, removing: sent)
             sent = nil
+            summary.deadLettered += claim.buried
+            summary.blocked = claim.blocked
+            guard let write = claim.write else { return summary }
             let outcome: CourierError?
             do {
                 _ = try await client.send(write.request)
@@ -65,10 +94,12 @@ extension Outbox {
                 summary.sent += 1
                 continue
             }
-            switch Self.decision(for: outcome) {
+            switch Self.decision(for: outcome, resolvingConflicts: conflictResolver != nil) {
             case .deadLetter:
                 try await bury(write, because: outcome)
                 summary.deadLettered += 1
+            case .conflict:
+                try await resolve(OutboxConflict(entry: write.entry, error: outcome), of: write, into: &summary)
             case .retry(let wait):
                 let delay = wait ?? backoff(afterAttempt: write.attempts)
                 try await postpone(write, until: Date().addingTimeInterval(delay.seconds), because: outcome)
@@ -83,12 +114,37 @@ extension Outbox {
         return summary
     }
 
+    /// Asks the conflict resolver about a 412 and does what it says.
+    private func resolve(_ conflict: OutboxConflict, of write: StoredWrite, into summary: inout OutboxFlush) async throws(CourierError) {
+        let resolution = await conflictResolver?(conflict) ?? .deadLetter
+        switch resolution.action {
+        case .deadLetter:
+            try await bury(write, because: conflict.error)
+            summary.deadLettered += 1
+        case .discard:
+            try await discard(write)
+            summary.discarded += 1
+        case .replace(let makeWire):
+            do throws(CourierError) {
+                try await replace(write, with: try makeWire(self))
+            } catch where error.kind != .store {
+                // A replacement that cannot be sent as described: the conflict stays a dead letter.
+                var refusal = conflict.error
+                refusal.message += " The resolver's replacement could not be kept: \(error.message)"
+                try await bury(write, because: refusal)
+                summary.deadLettered += 1
+            }
+        }
+    }
+
     /// Whether a failed attempt is worth another (no answer, 401 (signed out: the write waits for
-    /// the next sign-in), 408, 409 "in progress", 429, 5xx), refused for good (another 4xx, or a
-    /// write Courier cannot send as stored), or cancelled.
-    static func decision(for error: CourierError) -> Decision {
+    /// the next sign-in), 408, 409 "in progress", 429, 5xx), a conflict for the resolver (412,
+    /// when there is one), refused for good (another 4xx, or a write Courier cannot send as
+    /// stored), or cancelled.
+    static func decision(for error: CourierError, resolvingConflicts: Bool = false) -> Decision {
         if error.kind == .cancelled { return .stop }
         if let status = error.statusCode {
+            if status == 412, resolvingConflicts { return .conflict }
             let retried = status == 401 || status == 408 || status == 409 || status == 429 || status >= 500
             return retried ? .retry(after: RetryAfter.delay(error.headers?["Retry-After"])) : .deadLetter
         }

@@ -3,21 +3,45 @@ import Foundation
 import GRDB
 
 extension Outbox {
-    /// The loop ``start()`` runs, and how to wake it.
+    /// The loop ``start()`` runs, how to wake it, and what it was woken for.
     struct Runner: Sendable {
         var task: Task<Void, Never>?
         var wake: AsyncStream<Void>.Continuation?
+        /// The client's answer observer the loop added.
+        var answerObserver: Int?
+        /// The network path monitor (Apple platforms).
+        var pathMonitor: PathMonitor?
+        /// Origins of entries waiting because the server did not answer: an answer from one makes them due.
+        var waitingOrigins: Set<String> = []
+        /// When each origin last answered one of the client's requests.
+        var lastAnswers: [String: Date] = [:]
+        /// Origins that answered since: their unanswered entries are due now.
+        var answeredOrigins: Set<String> = []
+        /// Every unanswered entry is due now (``retryWaitingNow()``, the network path came back).
+        var allDue = false
     }
 
-    /// Sends by itself until ``stop()``: a flush at once, then whenever the first waiting entry is
-    /// due (its backoff, or the server's `Retry-After`), and right after every enqueue. One loop
-    /// per outbox: calling `start()` again while it runs does nothing. The loop keeps the outbox
-    /// alive until `stop()`.
+    /// Sends by itself until ``stop()``: a flush at once, then
+    /// - whenever the first waiting entry is due (its backoff, or the server's `Retry-After`), so
+    ///   an absent server is probed with a growing wait;
+    /// - right after every enqueue;
+    /// - when the client's next request to an origin is answered by the server: the entries that
+    ///   wait because that server did not answer are due at once;
+    /// - on Apple platforms, when the network path becomes usable again (`NWPathMonitor`): every
+    ///   entry that waits because its server did not answer is due at once.
+    ///
+    /// An entry the server answered with a wait (408, 409, 429, 5xx, with or without
+    /// `Retry-After`) keeps its wait.
+    ///
+    /// One loop per outbox: calling `start()` again while it runs does nothing. The loop keeps
+    /// the outbox alive until `stop()`.
     public func start() {
         runner.withLock { runner in
             guard runner.task == nil else { return }
             let (wakeUps, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
             runner.wake = wake
+            runner.answerObserver = client.answerObservers.add { [weak self] origin in self?.heard(from: origin) }
+            runner.pathMonitor = PathMonitor { [weak self] in self?.retryWaitingNow() }
             runner.task = Task { [self] in await run(wakeUps: wakeUps, wake: wake) }
         }
     }
@@ -28,8 +52,22 @@ extension Outbox {
             defer { runner = Runner() }
             return runner
         }
+        if let observer = stopped.answerObserver { client.answerObservers.remove(observer) }
+        stopped.pathMonitor?.cancel()
         stopped.task?.cancel()
         stopped.wake?.finish()
+    }
+
+    /// Makes every entry that waits because its server did not answer (offline, cannot connect,
+    /// timed out) due now, and wakes the loop of ``start()``: the app knows the network is back.
+    /// Without a loop, the next ``flush()`` sends them. Entries the server told to wait keep
+    /// their wait.
+    public func retryWaitingNow() {
+        let wake = runner.withLock { runner in
+            runner.allDue = true
+            return runner.wake
+        }
+        wake?.yield()
     }
 
     /// Wakes the loop, if one runs (an entry was just enqueued).
@@ -37,11 +75,34 @@ extension Outbox {
         runner.withLock { $0.wake }?.yield()
     }
 
+    /// The server at `origin` answered one of the client's requests: its waiting entries are due.
+    private func heard(from origin: String) {
+        let now = Date()
+        let wake = runner.withLock { runner -> AsyncStream<Void>.Continuation? in
+            runner.lastAnswers[origin] = now
+            guard runner.waitingOrigins.remove(origin) != nil else { return nil }
+            runner.answeredOrigins.insert(origin)
+            return runner.wake
+        }
+        wake?.yield()
+    }
+
     private func run(wakeUps: AsyncStream<Void>, wake: AsyncStream<Void>.Continuation) async {
         var wakeUp = wakeUps.makeAsyncIterator()
         while !Task.isCancelled {
             // A flush that fails to read or write the store is tried again at the next wake-up.
+            let started = Date()
             _ = try? await flush()
+            let waiting = (try? await waitingOrigins()) ?? []
+            // An origin that answered while the flush ran (before its entries were known to
+            // wait) makes them due now, with another turn.
+            let missed = runner.withLock { runner in
+                let answered = waiting.filter { (runner.lastAnswers[$0] ?? .distantPast) >= started }
+                runner.waitingOrigins = waiting.subtracting(answered)
+                runner.answeredOrigins.formUnion(answered)
+                return !answered.isEmpty
+            }
+            if missed { continue }
             let timer = (try? await untilNextDue()).flatMap { $0 }.map { delay in
                 Task {
                     try? await Task.sleep(for: delay)
@@ -51,6 +112,34 @@ extension Outbox {
             let woken: Void? = await wakeUp.next()
             timer?.cancel()
             if woken == nil { return }
+        }
+    }
+
+    /// Makes due the unanswered entries the loop was woken for: those of origins that answered, or all.
+    func makeDue() async throws {
+        let (all, origins) = runner.withLock { runner in
+            defer { (runner.allDue, runner.answeredOrigins) = (false, []) }
+            return (runner.allDue, runner.answeredOrigins)
+        }
+        guard all || !origins.isEmpty else { return }
+        try await store.database.write { db in
+            let waiting = try Row.fetchAll(
+                db, sql: "SELECT id, url FROM courier_outbox WHERE state = ? AND nextAttempt IS NOT NULL AND unanswered", arguments: [OutboxState.pending.name])
+            for row in waiting {
+                guard let id = Int64.fromDatabaseValue(row["id"] ?? .null) else { continue }
+                let origin = String.fromDatabaseValue(row["url"] ?? .null).flatMap(URL.init(string:))?.origin
+                guard all || origin.map(origins.contains) == true else { continue }
+                try db.execute(sql: "UPDATE courier_outbox SET nextAttempt = NULL WHERE id = ?", arguments: [id])
+            }
+        }
+    }
+
+    /// The origins of entries waiting because their server did not answer.
+    private func waitingOrigins() async throws -> Set<String> {
+        try await store.database.read { db in
+            let urls = try String.fetchAll(
+                db, sql: "SELECT DISTINCT url FROM courier_outbox WHERE state = ? AND nextAttempt IS NOT NULL AND unanswered", arguments: [OutboxState.pending.name])
+            return Set(urls.compactMap { URL(string: $0)?.origin })
         }
     }
 

@@ -41,14 +41,27 @@ public final class Outbox: Sendable {
     public let baseDelay: Duration
     /// The longest wait between attempts.
     public let maximumDelay: Duration
+    /// What to do with a write the server refused with 412 (it was made on a version that has
+    /// changed since); `nil`: it becomes a dead letter.
+    public let conflictResolver: (@Sendable (OutboxConflict) async -> OutboxConflictResolution)?
     /// The loop of ``start()``.
     let runner = Locked(Runner())
 
     /// An outbox in `store`, sending through `client`: creates its tables if needed, and marks
     /// entries left in flight to be sent again. Make one per store.
+    /// - Parameters:
+    ///   - baseDelay: the wait after an entry's first failed attempt; it doubles with each further one.
+    ///   - maximumDelay: the longest wait between attempts.
+    ///   - resolvingConflicts: asked what to do with a write the server refused with 412
+    ///     Precondition Failed (made with an `If-Match` on a version that has changed since):
+    ///     keep it as a dead letter, discard it, or send a replacement made on the current version.
+    ///     Without it, such a write becomes a dead letter.
     /// - Throws: ``CourierError/Kind/store`` when the tables cannot be made, and
     ///   ``CourierError/Kind/invalidRequest`` for a negative delay.
-    public init(store: CourierStore, client: APIClient, baseDelay: Duration = .seconds(1), maximumDelay: Duration = .seconds(300)) throws(CourierError) {
+    public init(
+        store: CourierStore, client: APIClient, baseDelay: Duration = .seconds(1), maximumDelay: Duration = .seconds(300),
+        resolvingConflicts conflictResolver: (@Sendable (OutboxConflict) async -> OutboxConflictResolution)? = nil
+    ) throws(CourierError) {
         for (name, delay) in [("baseDelay", baseDelay), ("maximumDelay", maximumDelay)] where delay < .zero {
             throw CourierError(.invalidRequest, "The outbox's \(name) is \(delay); a delay must be 0 or more.")
         }
@@ -56,20 +69,41 @@ public final class Outbox: Sendable {
         self.client = client
         self.baseDelay = baseDelay
         self.maximumDelay = maximumDelay
+        self.conflictResolver = conflictResolver
         try prepareTables()
     }
 
     /// Persists `request` as it would be sent now (URL, headers but the client's authentication
-    /// headers, body), with a new idempotency key, in one transaction; with
-    /// ``OutboxPolicy/sendAtOnce``, then sends its scope. Returns the entry and what became of it.
+    /// headers, body), with a new idempotency key, and makes its optimistic `changes` to the
+    /// store, in one transaction; with ``OutboxPolicy/sendAtOnce``, then sends its scope.
+    /// Returns the entry and what became of it.
+    /// - Parameters:
+    ///   - scope: the order it keeps: entries of one scope are sent one after another.
+    ///   - dependency: an entry (of any scope) the server must have taken first; when that one
+    ///     becomes a dead letter, so does this one.
+    ///   - changes: made in the store at once, and undone if the write becomes a dead letter.
     /// - Throws: ``CourierError/Kind/invalidRequest`` for a GET or HEAD (the outbox keeps writes)
     ///   or a request that cannot be sent as described, ``CourierError/Kind/store`` when the entry
-    ///   cannot be written (a full disk, a read-only file): the write is then not kept, and the
-    ///   error says so.
+    ///   cannot be written (a full disk, a read-only file): the write is then not kept and no
+    ///   change is made, and the error says so.
     @discardableResult
     public func enqueue<Value>(
-        _ request: Request<Value>, scope: String = "", policy: OutboxPolicy = .queue
+        _ request: Request<Value>, scope: String = "", after dependency: OutboxEntry? = nil, applying changes: [StoreChange] = [],
+        policy: OutboxPolicy = .queue
     ) async throws(CourierError) -> OutboxReceipt {
+        let stored = StoredWrite(scope: scope, wire: try wire(for: request), dependsOn: dependency?.id)
+        let entry = try await insert(stored, applying: changes)
+        guard policy.sendsAtOnce else {
+            wake()
+            return OutboxReceipt(entry: entry, outcome: .queued)
+        }
+        _ = try await flush(scope: scope, now: Date())
+        return OutboxReceipt(entry: entry, outcome: try await outcome(of: entry))
+    }
+
+    /// `request` as the outbox keeps it: as it would be sent now, its body read whole, without
+    /// the client's authentication headers (every attempt takes them fresh from the client).
+    func wire<Value>(for request: Request<Value>) throws(CourierError) -> StoredWrite.Wire {
         guard !request.method.encodesParametersInURL else {
             throw CourierError(.invalidRequest, "The outbox keeps writes; \(request.method) \(request.path) is a read. Send it directly.")
         }
@@ -85,16 +119,7 @@ public final class Outbox: Sendable {
         var headers = wire.headers
         let contentType = headers["Content-Type"]
         for name in ["Content-Type", "Content-Length"] + client.configuration.authenticationHeaders { headers.remove(name) }
-        let stored = StoredWrite(
-            scope: scope, method: wire.method, url: wire.url, headers: headers, body: body, contentType: contentType,
-            idempotencyKey: UUID().uuidString.lowercased())
-        let entry = try await insert(stored)
-        guard policy.sendsAtOnce else {
-            wake()
-            return OutboxReceipt(entry: entry, outcome: .queued)
-        }
-        _ = try await flush(scope: scope, now: Date())
-        return OutboxReceipt(entry: entry, outcome: try await outcome(of: entry))
+        return StoredWrite.Wire(method: wire.method, url: wire.url, headers: headers, body: body, contentType: contentType)
     }
 
     /// The entries of the outbox, now and after every change (enqueues, attempts, sends).

@@ -24,4 +24,7 @@ public struct OutboxEntry: Sendable, Hashable, Identifiable {
     public let lastError: String?
     /// When it was enqueued.
     public let enqueuedAt: Date
+    /// The entry (of any scope) the server must have taken before this one is sent; `nil` for none.
+    /// When that one becomes a dead letter, so does this one.
+    public let dependsOn: Int64?
 }

@@ -6,12 +6,18 @@ public struct OutboxFlush: Sendable, Hashable, CustomStringConvertible {
     public var deferred = 0
     /// Entries the server refused; they moved to the dead letters.
     public var deadLettered = 0
+    /// Entries whose conflict (412) the app's resolver discarded.
+    public var discarded = 0
     /// Entries still in the outbox after the flush.
     public var remaining = 0
+    /// A scope waited for an entry of another scope.
+    var blocked = false
 
     /// A flush that did nothing yet.
     public init() {}
 
-    /// `sent=… deferred=… deadLettered=… remaining=…`.
-    public var description: String { "sent=\(sent) deferred=\(deferred) deadLettered=\(deadLettered) remaining=\(remaining)" }
+    /// `sent=… deferred=… deadLettered=… discarded=… remaining=…`.
+    public var description: String {
+        "sent=\(sent) deferred=\(deferred) deadLettered=\(deadLettered) discarded=\(discarded) remaining=\(remaining)"
+    }
 }

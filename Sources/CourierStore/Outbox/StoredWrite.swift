@@ -4,6 +4,16 @@ import GRDB
 
 /// A write as the outbox keeps it: what it sends on every attempt.
 struct StoredWrite: Sendable {
+    /// What goes on the wire, as kept.
+    struct Wire: Sendable {
+        var method: HTTPMethod
+        var url: URL
+        /// The headers but `Content-Type`, `Content-Length` and the client's authentication headers.
+        var headers: HTTPHeaders
+        var body: Data?
+        var contentType: String?
+    }
+
     var id: Int64 = 0
     var scope: String
     var method: HTTPMethod
@@ -13,6 +23,10 @@ struct StoredWrite: Sendable {
     var body: Data?
     var contentType: String?
     var idempotencyKey: String
+    /// The entry that must be sent first.
+    var dependsOn: Int64?
+    /// The undo of its optimistic changes (``Outbox/Undo`` values).
+    var undo: Data?
     var state = OutboxState.pending
     var attempts = 0
     var nextAttempt: Date?
@@ -35,17 +49,19 @@ struct StoredWrite: Sendable {
     var entry: OutboxEntry {
         OutboxEntry(
             id: id, scope: scope, method: method, url: url, idempotencyKey: idempotencyKey, state: state, attempts: attempts,
-            nextAttempt: nextAttempt, lastError: lastError, enqueuedAt: enqueuedAt)
+            nextAttempt: nextAttempt, lastError: lastError, enqueuedAt: enqueuedAt, dependsOn: dependsOn)
     }
 
-    init(scope: String, method: HTTPMethod, url: URL, headers: HTTPHeaders, body: Data?, contentType: String?, idempotencyKey: String) {
+    /// A new entry of `scope` sending `wire`, with a new idempotency key.
+    init(scope: String, wire: Wire, dependsOn: Int64?) {
         self.scope = scope
-        self.method = method
-        self.url = url
-        self.headers = headers
-        self.body = body
-        self.contentType = contentType
-        self.idempotencyKey = idempotencyKey
+        method = wire.method
+        url = wire.url
+        headers = wire.headers
+        body = wire.body
+        contentType = wire.contentType
+        idempotencyKey = UUID().uuidString.lowercased()
+        self.dependsOn = dependsOn
     }
 
     /// A row of `courier_outbox`; `nil` when it does not hold a write (a missing or mistyped
@@ -71,6 +87,8 @@ struct StoredWrite: Sendable {
         nextAttempt = Date.fromDatabaseValue(row["nextAttempt"])
         lastError = String.fromDatabaseValue(row["lastError"])
         self.enqueuedAt = enqueuedAt
+        dependsOn = Int64.fromDatabaseValue(row["dependsOn"] ?? .null)
+        undo = Data.fromDatabaseValue(row["undo"] ?? .null)
     }
 
     /// The headers as stored: name and value pairs, in order.

@@ -12,7 +12,8 @@ import Hummingbird
 /// - `DELETE /images/{id}`: removes it; afterwards its routes answer 404 with a JSON error.
 ///
 /// The three GET routes send an `ETag` (a digest of the body) and answer `If-None-Match` with a
-/// bodiless 304 while the client's copy is current.
+/// bodiless 304 while the client's copy is current. `PATCH` and `DELETE` honour `If-Match` with
+/// the metadata's tag: another version answers 412 with the current tag, and nothing changes.
 ///
 /// Refused with a 4xx and a JSON `error`, storing nothing: a body that is not multipart (415), a
 /// malformed one (400), no image (422), bytes that are not PNG, JPEG, GIF or WebP (415), an image
@@ -97,7 +98,9 @@ struct ImageRoutes: Sendable {
             upload.description = fields["description"]
         }
         let change = upload
-        try await database.queue.write { db in
+        let outcome = try await database.queue.write { db -> Precondition in
+            let precondition = try Self.precondition(request, image: id, in: db)
+            guard case .holds = precondition else { return precondition }
             if let title = change.title { try db.execute(sql: "UPDATE image SET title = ? WHERE id = ?", arguments: [title, id]) }
             if let description = change.description {
                 try db.execute(sql: "UPDATE image SET description = ? WHERE id = ?", arguments: [description, id])
@@ -108,18 +111,24 @@ struct ImageRoutes: Sendable {
                     arguments: [image.bytes, image.fileName, image.kind.rawValue, id])
             }
             try db.execute(sql: "UPDATE image SET updatedAt = ? WHERE id = ?", arguments: [Date(), id])
+            return .holds
         }
+        if let refusal = try outcome.refusal(id) { return refusal }
         guard let record = try await record(id) else { return try Self.notFound(id) }
-        return try formatted(record, root: "image", request: request)
+        let (body, contentType) = try formattedBody(record, root: "image", request: request)
+        return Response(
+            status: .ok, headers: [.contentType: contentType, .eTag: ConditionalResponse.etag(of: body)], body: .init(byteBuffer: body))
     }
 
     @Sendable func delete(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let id = try context.parameters.require("id", as: Int64.self)
-        let deleted = try await database.queue.write { db in
+        let outcome = try await database.queue.write { db -> Precondition in
+            let precondition = try Self.precondition(request, image: id, in: db)
+            guard case .holds = precondition else { return precondition }
             try db.execute(sql: "DELETE FROM image WHERE id = ?", arguments: [id])
-            return db.changesCount > 0
+            return .holds
         }
-        guard deleted else { return try Self.notFound(id) }
+        if let refusal = try outcome.refusal(id) { return refusal }
         return try formatted(["deleted": id], root: "image", request: request)
     }
 
@@ -133,6 +142,39 @@ struct ImageRoutes: Sendable {
         try await database.queue.read { db in
             try ImageRecord.fetchOne(db, sql: "SELECT \(ImageRecord.columns) FROM image WHERE id = ?", arguments: [id])
         }
+    }
+
+    /// Whether a change to an image may go ahead, decided in the change's transaction.
+    enum Precondition {
+        case holds
+        case notFound
+        /// `If-Match` names another version; the current one's tag.
+        case failed(currentTag: String)
+
+        /// The answer for a change that may not go ahead; `nil` when it may.
+        func refusal(_ id: Int64) throws -> Response? {
+            switch self {
+            case .holds: return nil
+            case .notFound: return try ImageRoutes.notFound(id)
+            case .failed(let tag):
+                var response = try jsonResponse(
+                    ErrorBody(error: "Image \(id) changed since the copy named in If-Match; its current ETag is \(tag). Get it again, then retry."),
+                    status: .preconditionFailed)
+                response.headers[.eTag] = tag
+                return response
+            }
+        }
+    }
+
+    /// Whether image `id` exists and matches the request's `If-Match`: the tag of the image's
+    /// metadata as a GET of the same URL (same `type`) would answer it.
+    static func precondition(_ request: Request, image id: Int64, in db: Database) throws -> Precondition {
+        guard let current = try ImageRecord.fetchOne(db, sql: "SELECT \(ImageRecord.columns) FROM image WHERE id = ?", arguments: [id]) else {
+            return .notFound
+        }
+        guard request.headers[.ifMatch] != nil else { return .holds }
+        let tag = ConditionalResponse.etag(of: try formattedBody(current, root: "image", request: request).body)
+        return ConditionalResponse.matches(request, etag: tag) ? .holds : .failed(currentTag: tag)
     }
 
     static func notFound(_ id: Int64) throws -> Response {

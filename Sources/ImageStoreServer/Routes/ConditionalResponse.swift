@@ -11,7 +11,7 @@ enum ConditionalResponse {
     static func make(
         _ request: Request, body: ByteBuffer, contentType: String, lastModified: Date?, cacheControl: String? = nil
     ) -> Response {
-        let etag = "\"" + SHA256.hash(data: Data(buffer: body)).prefix(12).hex + "\""
+        let etag = etag(of: body)
         var headers: HTTPFields = [.contentType: contentType, .eTag: etag]
         if let lastModified { headers[.lastModified] = HTTPDate.format(lastModified) }
         if let cacheControl { headers[.cacheControl] = cacheControl }
@@ -20,6 +20,21 @@ enum ConditionalResponse {
             return Response(status: .notModified, headers: headers)
         }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
+    }
+
+    /// The entity tag of a body: a digest of its bytes, quoted (a strong tag).
+    static func etag(of body: ByteBuffer) -> String {
+        "\"" + SHA256.hash(data: Data(buffer: body)).prefix(12).hex + "\""
+    }
+
+    /// Whether a change may go ahead under the request's `If-Match` (RFC 9110 §13.1.1): no
+    /// header, `*`, or a list holding `etag` (strong comparison, so a weak tag never matches).
+    static func matches(_ request: Request, etag: String) -> Bool {
+        guard let match = request.headers[.ifMatch] else { return true }
+        return match.split(separator: ",").contains {
+            let tag = $0.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || tag == etag
+        }
     }
 
     /// `If-None-Match` decides when present (RFC 9110 §13.2.2); else `If-Modified-Since`.

@@ -23,6 +23,22 @@ import Testing
         return (body, version ?? 0)
     }
 
+    /// A server started and stopped: its URL refuses connections until ``back`` starts it again,
+    /// on the same port and database file.
+    struct AwayServer {
+        let baseURL: URL
+        /// The configuration of its return.
+        let back: ServerConfiguration
+
+        init(in directory: TemporaryDirectory) async throws {
+            let database = directory.url.appendingPathComponent("server.sqlite").path
+            let away = try await ImageStoreServer.start(ServerConfiguration(databasePath: database))
+            await away.stop()
+            baseURL = away.baseURL
+            back = ServerConfiguration(port: away.port, databasePath: database)
+        }
+    }
+
     static func client(_ baseURL: URL) -> APIClient {
         var configuration = ClientConfiguration(baseURL: baseURL)
         configuration.cache = nil
@@ -33,11 +49,7 @@ import Testing
     @Test func writesMadeWhileTheServerIsAwayReachItOnceInOrder() async throws {
         let directory = try TemporaryDirectory.created()
         defer { directory.remove() }
-        let database = directory.url.appendingPathComponent("server.sqlite").path
-        // A port the server will come back on; nothing listens there meanwhile.
-        let away = try await ImageStoreServer.start(ServerConfiguration(databasePath: database))
-        let port = away.port
-        await away.stop()
+        let away = try await AwayServer(in: directory)
         let client = Self.client(away.baseURL)
         let store = try CourierStore(path: directory.url.appendingPathComponent("app.sqlite"))
         let outbox = try Outbox(store: store, client: client, baseDelay: .zero)
@@ -51,7 +63,7 @@ import Testing
         #expect(waiting.first?.lastError?.isEmpty == false)
         #expect(Set(waiting.map(\.idempotencyKey)).count == 4)
 
-        try await withServer(ServerConfiguration(port: port, databasePath: database)) { server in
+        try await withServer(away.back) { server in
             let back = try await outbox.flush()
             #expect(back.sent == 4 && back.remaining == 0 && back.deadLettered == 0)
             #expect(try await Self.document("a", on: server) == ("3", 3))
@@ -213,9 +225,7 @@ import Testing
     func aStartedOutboxSendsByItselfWhenTheServerComesBack() async throws {
         let directory = try TemporaryDirectory.created()
         defer { directory.remove() }
-        let database = directory.url.appendingPathComponent("server.sqlite").path
-        let away = try await ImageStoreServer.start(ServerConfiguration(databasePath: database))
-        await away.stop()
+        let away = try await AwayServer(in: directory)
         let outbox = try Outbox(
             store: try CourierStore.inMemory(), client: Self.client(away.baseURL), baseDelay: .milliseconds(20), maximumDelay: .milliseconds(200))
         for text in ["1", "2"] { try await outbox.enqueue(Self.put("m", text), scope: "m") }
@@ -224,7 +234,7 @@ import Testing
         defer { outbox.stop() }
         // Two failed attempts while the server is away: the loop retries on its own.
         while let entries = try await watched.next(), (entries.first?.attempts ?? 0) < 2 {}
-        try await withServer(ServerConfiguration(port: away.port, databasePath: database)) { server in
+        try await withServer(away.back) { server in
             try await outbox.enqueue(Self.put("m", "3"), scope: "m")
             while let entries = try await watched.next(), !entries.isEmpty {}
             #expect(try await Self.document("m", on: server) == ("3", 3))

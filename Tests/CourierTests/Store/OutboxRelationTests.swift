@@ -1,0 +1,199 @@
+import Courier
+import CourierStore
+import Foundation
+import GRDB
+import ImageStoreServer
+import Testing
+
+/// The outbox's relations to other things, against the real sample server: entries that depend on
+/// entries of another scope, 412 conflicts and the app's resolver, optimistic store changes undone
+/// on refusal, and the client's answers as a trigger.
+@Suite struct OutboxRelationTests {
+    typealias Image = StoreFixtures.Image
+
+    /// Uploads an image titled `title`; returns its id and the ETag of its metadata.
+    static func image(_ title: String, on client: APIClient) async throws -> (id: Int, etag: String) {
+        var upload = Request<JSONValue>.upload("images", parts: [.data("image", StoreFixtures.png, fileName: "a.png"), .text("title", title)])
+        upload.suppressErrorAlert = true
+        let id = try #require(try await client.send(upload).value["id"]?.intValue)
+        let etag = try #require(try await client.send(Request<Data>(.get, "images/\(id)")).headers["ETag"])
+        return (id, etag)
+    }
+
+    static func rename(_ id: Int, to title: String, ifMatch etag: String? = nil) -> Request<Data> {
+        var request = Request<Data>(.patch, "images/\(id)", body: ["title": .string(title)])
+        if let etag { request.headers["If-Match"] = etag }
+        return request
+    }
+
+    static func title(of id: Int, on client: APIClient) async throws -> String? {
+        try await client.send(Request<JSONValue>(.get, "images/\(id)")).value["title"]?.stringValue
+    }
+
+    @Test func anEntryWaitsForItsDependencyInAnotherScopeAndFollowsItsRefusal() async throws {
+        try await withServer { server in
+            let client = OutboxTests.client(server.baseURL)
+            let outbox = try Outbox(store: try CourierStore.inMemory(), client: client, baseDelay: .zero)
+            // Scope "a" fails once (503), then goes; "b" depends on it and must not overtake it.
+            let first = try await outbox.enqueue(
+                Request<Data>(.post, "flaky/dependency", query: ["failures": 1, "status": 503], body: ["n": 1]), scope: "a")
+            let second = try await outbox.enqueue(OutboxTests.put("dep", "after a"), scope: "b", after: first.entry)
+            #expect(second.entry.dependsOn == first.entry.id)
+            let waiting = try await outbox.flush()
+            #expect(waiting.sent == 0 && waiting.deferred == 1 && waiting.remaining == 2)
+            // In one flush: "a" goes, and "b" follows in the next round.
+            let both = try await outbox.flush()
+            #expect(both.sent == 2 && both.remaining == 0)
+            #expect(try await OutboxTests.document("dep", on: server) == ("after a", 1))
+
+            // A dependency the server refuses takes its dependents with it, never sending them.
+            let refused = try await outbox.enqueue(Request<Data>(.post, "auth", body: ["email": "nope", "password": "x"]), scope: "c")
+            try await outbox.enqueue(OutboxTests.put("dep", "never"), scope: "d", after: refused.entry)
+            let flush = try await outbox.flush()
+            #expect(flush.deadLettered == 2 && flush.sent == 0 && flush.remaining == 0)
+            let letters = try await outbox.deadLetters()
+            #expect(letters.map(\.statusCode) == [422, nil])
+            #expect(letters.last?.message.contains("depended on write #\(refused.entry.id)") == true)
+            #expect(try await OutboxTests.document("dep", on: server) == ("after a", 1))
+        }
+    }
+
+    @Test func theServerRefusesAChangeMadeOnAnOldVersion() async throws {
+        try await withServer { server in
+            let client = OutboxTests.client(server.baseURL)
+            let (id, etag) = try await Self.image("first", on: client)
+            let renamed = try await client.send(Self.rename(id, to: "second", ifMatch: etag))
+            let newTag = try #require(renamed.headers["ETag"])
+            #expect(newTag != etag)
+            #expect(try await client.send(Request<Data>(.get, "images/\(id)")).headers["ETag"] == newTag)
+            let stale = await #expect(throws: CourierError.self) { try await client.send(Self.rename(id, to: "third", ifMatch: etag)) }
+            #expect(stale?.statusCode == 412 && stale?.headers?["ETag"] == newTag)
+            #expect(try await Self.title(of: id, on: client) == "second")
+            let gone = await #expect(throws: CourierError.self) {
+                try await client.send(Request<Data>(.delete, "images/\(id)").header("If-Match", etag))
+            }
+            #expect(gone?.statusCode == 412)
+            _ = try await client.send(Request<Data>(.delete, "images/\(id)").header("If-Match", "*"))
+        }
+    }
+
+    @Test func aConflictGoesToTheResolverWhichCanReplaceDiscardOrKeepIt() async throws {
+        try await withServer { server in
+            let client = OutboxTests.client(server.baseURL)
+            let store = try CourierStore.inMemory()
+            // The resolver makes the change again on the current version, once per image, then gives up.
+            let outbox = try Outbox(store: store, client: client) { conflict in
+                guard let tag = conflict.currentETag, conflict.entry.url.path.hasSuffix("/1") else { return .discard }
+                return .replace(with: Self.rename(1, to: "mine, on theirs", ifMatch: tag))
+            }
+            let (one, oneTag) = try await Self.image("one", on: client)
+            let (two, twoTag) = try await Self.image("two", on: client)
+            #expect(one == 1)
+            try await store.import(Image.self, from: try await client.send(Request<Data>(.get, "images/\(two)")).data)
+            try await outbox.enqueue(Self.rename(one, to: "mine", ifMatch: oneTag), scope: "1")
+            try await outbox.enqueue(
+                Self.rename(two, to: "mine", ifMatch: twoTag), scope: "2",
+                applying: [.save(Image(uid: two, title: "mine", mimeType: "image/png", size: 40))])
+            #expect(try await store.model(Image.self, uid: two)?.title == "mine")
+            // Someone else renames both first.
+            for id in [one, two] { _ = try await client.send(Self.rename(id, to: "theirs")) }
+
+            let flush = try await outbox.flush()
+            #expect(flush.sent == 1 && flush.discarded == 1 && flush.deadLettered == 0 && flush.remaining == 0)
+            #expect(try await Self.title(of: one, on: client) == "mine, on theirs")
+            #expect(try await Self.title(of: two, on: client) == "theirs")
+            // The discarded write's optimistic change is undone: the store shows the row it had.
+            #expect(try await store.model(Image.self, uid: two)?.title == "two")
+
+            // Without a resolver, a conflict is a dead letter with the server's answer.
+            let plain = try Outbox(store: store, client: client)
+            try await plain.enqueue(Self.rename(two, to: "stale", ifMatch: twoTag))
+            #expect(try await plain.flush().deadLettered == 1)
+            #expect(try await plain.deadLetters().first?.statusCode == 412)
+        }
+    }
+
+    @Test func optimisticChangesAreUndoneWhenTheWriteIsRefusedUnlessTheRowChangedSince() async throws {
+        try await withServer { server in
+            let client = OutboxTests.client(server.baseURL)
+            let store = try CourierStore.inMemory()
+            let outbox = try Outbox(store: store, client: client)
+            let (id, _) = try await Self.image("kept", on: client)
+            try await store.import(Image.self, from: try await client.send(Request<Data>(.get, "images/\(id)")).data)
+            let before = try #require(try await store.model(Image.self, uid: id))
+
+            // A rename the server will refuse (an id it does not have), shown at once, and a
+            // delete of the stored image, shown at once, both refused: each is undone.
+            try await outbox.enqueue(
+                Self.rename(999, to: "ghost"), scope: "x", applying: [.save(Image(uid: 999, title: "ghost", mimeType: "image/png", size: 1))])
+            try await outbox.enqueue(Request<Data>(.delete, "images/999"), scope: "y", applying: [.delete(Image.self, uid: id)])
+            #expect(try await store.model(Image.self, uid: 999)?.title == "ghost")
+            #expect(try await store.model(Image.self, uid: id) == nil)
+            #expect(try await outbox.flush().deadLettered == 2)
+            #expect(try await store.model(Image.self, uid: 999) == nil)
+            let restored = try #require(try await store.model(Image.self, uid: id))
+            #expect(restored.title == before.title && restored.size == before.size)
+
+            // A row the server's data replaced meanwhile is left as it is.
+            try await outbox.enqueue(
+                Self.rename(998, to: "ghost"), applying: [.save(Image(uid: id, title: "optimistic", mimeType: "image/png", size: 1))])
+            _ = try await client.send(Self.rename(id, to: "from the server"))
+            try await store.import(Image.self, from: try await client.send(Request<Data>(.get, "images/\(id)")).data)
+            #expect(try await outbox.flush().deadLettered == 1)
+            #expect(try await store.model(Image.self, uid: id)?.title == "from the server")
+
+            // A store that cannot be written (read-only) keeps nothing: no entry, no change.
+            let count = try await outbox.entries().count
+            try await store.database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA query_only = 1") }
+            let refused = await #expect(throws: CourierError.self) {
+                try await outbox.enqueue(Self.rename(id, to: "read-only"), applying: [.delete(Image.self, uid: id)])
+            }
+            try await store.database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA query_only = 0") }
+            #expect(refused?.kind == .store && refused?.message.contains("was not kept") == true, "\(String(describing: refused))")
+            #expect(try await outbox.entries().count == count)
+            #expect(try await store.model(Image.self, uid: id) != nil)
+        }
+    }
+
+    /// Started, an outbox whose writes wait (a long backoff) sends them as soon as the client's
+    /// next request to the same origin is answered, not after the backoff.
+    @Test(.timeLimit(.minutes(1)))
+    func theClientsNextAnsweredRequestSendsWritesWaitingForThatServer() async throws {
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        let away = try await OutboxTests.AwayServer(in: directory)
+        let client = OutboxTests.client(away.baseURL)
+        let outbox = try Outbox(store: try CourierStore.inMemory(), client: client, baseDelay: .seconds(600), maximumDelay: .seconds(600))
+        var watched = outbox.observe().makeAsyncIterator()
+        outbox.start()
+        defer { outbox.stop() }
+        try await outbox.enqueue(OutboxTests.put("t", "1"), scope: "t")
+        while let entries = try await watched.next(), entries.first?.nextAttempt == nil {}
+        try await withServer(away.back) { server in
+            // Any answered request to the origin will do; the write was due in ten minutes.
+            _ = try await client.send(Request<Data>(.get, "documents"))
+            while let entries = try await watched.next(), !entries.isEmpty {}
+            #expect(try await OutboxTests.document("t", on: server) == ("1", 1))
+        }
+    }
+
+    /// `retryWaitingNow()` (what the network path monitor calls) makes due the entries whose
+    /// server did not answer, not those the server told to wait.
+    @Test func retryWaitingNowMakesUnansweredEntriesDue() async throws {
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        let away = try await OutboxTests.AwayServer(in: directory)
+        let outbox = try Outbox(store: try CourierStore.inMemory(), client: OutboxTests.client(away.baseURL), baseDelay: .seconds(600))
+        try await outbox.enqueue(OutboxTests.put("r", "1"), scope: "r")
+        #expect(try await outbox.flush().deferred == 1)
+        try await withServer(away.back) { server in
+            try await outbox.enqueue(Request<Data>(.post, "flaky/later", query: ["failures": 1, "status": 503], body: ["n": 1]), scope: "s")
+            #expect(try await outbox.flush().deferred == 1)
+            #expect(try await outbox.flush().sent == 0)
+            outbox.retryWaitingNow()
+            let flush = try await outbox.flush()
+            #expect(flush.sent == 1 && flush.remaining == 1)
+            #expect(try await OutboxTests.document("r", on: server) == ("1", 1))
+        }
+    }
+}
