@@ -43,6 +43,7 @@ public struct DemoScenario: Sendable {
             try await steps.imageStoreFlow()
             try await steps.cacheBothAndOffline(transport: httpTransport)
             try await steps.storeImportAndOffline(transport: httpTransport)
+            try await steps.outboxWhileServerDown(transport: httpTransport)
             await shutdown()
             await server.stop()
             narrator.title("Done: every step behaved as described.")
@@ -82,4 +83,29 @@ public enum DemoTransport: String, CaseIterable, Sendable {
 /// Throws a ``DemoFailure`` unless `condition` holds.
 func demand(_ condition: Bool, _ message: @autoclosure () -> String) throws {
     if !condition { throw DemoFailure(message()) }
+}
+
+extension Optional {
+    /// The value, or a ``DemoFailure`` saying `message`.
+    func orThrow(_ message: String) throws -> Wrapped {
+        guard let self else { throw DemoFailure(message) }
+        return self
+    }
+}
+
+/// Runs `body`, or throws a ``DemoFailure`` saying `message` when it has not ended within `limit`.
+func within(_ limit: Duration, _ message: String, _ body: @escaping @Sendable () async throws -> Void) async throws {
+    try await withThrowingTaskGroup(of: Bool.self) { group in
+        group.addTask {
+            try await body()
+            return true
+        }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            return false
+        }
+        let finished = try await group.next() ?? false
+        group.cancelAll()
+        if !finished { throw DemoFailure(message) }
+    }
 }

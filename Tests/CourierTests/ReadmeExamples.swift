@@ -331,3 +331,28 @@ func renameWhenPossible(_ outbox: Outbox, imageID: Int, title: String) async thr
     // Sends what is due, in order per scope; what fails waits or becomes a dead letter.
     return try await outbox.flush()
 }
+
+import Courier
+import CourierStore
+import Foundation
+
+func startOutbox(store: CourierStore, client: APIClient) throws -> Outbox {
+    // A 412: the photo changed on the server since the edit. Make the edit again on the current
+    // version, with the title the store shows (the optimistic change below).
+    let outbox = try Outbox(store: store, client: client) { conflict in
+        guard let tag = conflict.currentETag, let id = Int(conflict.entry.url.lastPathComponent),
+              let mine = try? await store.model(Photo.self, uid: id)
+        else { return .deadLetter }
+        return .replace(with: Request<Data>(.patch, "images/\(id)", body: ["title": .string(mine.title)]).header("If-Match", tag))
+    }
+    outbox.start()  // sends after each enqueue, on its backoff, and as soon as the server answers again
+    return outbox
+}
+
+func rename(_ photo: Photo, to title: String, etag: String, in outbox: Outbox) async throws {
+    var renamed = photo
+    renamed.title = title
+    let request = Request<Data>(.patch, "images/\(photo.uid)", body: ["title": .string(title)]).header("If-Match", etag)
+    // The store shows the new title at once; it is put back if the server refuses the rename.
+    try await outbox.enqueue(request, scope: "image-\(photo.uid)", applying: [.save(renamed)])
+}

@@ -75,22 +75,23 @@ extension Outbox {
     /// entry is removed in the same transaction that takes the next one.
     func flush(scope: String, now: Date) async throws(CourierError) -> OutboxFlush {
         var summary = OutboxFlush()
-        var sent: Int64?
+        var sent: StoredWrite?
         while !Task.isCancelled {
             let claim = try await claim(scope: scope, now: now, removing: sent)
             sent = nil
-            summary.deadLettered += claim.buried
+            bodies.remove(claim.buried.map(\.bodyFile))
+            summary.deadLettered += claim.buried.count
             summary.blocked = claim.blocked
             guard let write = claim.write else { return summary }
             let outcome: CourierError?
             do {
-                _ = try await client.send(write.request)
+                _ = try await client.send(try write.request(bodies: bodies))
                 outcome = nil
             } catch {
                 outcome = error
             }
             guard let outcome else {
-                sent = write.id
+                sent = write
                 summary.sent += 1
                 continue
             }

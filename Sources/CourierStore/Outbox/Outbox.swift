@@ -46,6 +46,8 @@ public final class Outbox: Sendable {
     public let conflictResolver: (@Sendable (OutboxConflict) async -> OutboxConflictResolution)?
     /// The loop of ``start()``.
     let runner = Locked(Runner())
+    /// Streamed bodies, kept as files beside the store.
+    let bodies: OutboxBodies
 
     /// An outbox in `store`, sending through `client`: creates its tables if needed, and marks
     /// entries left in flight to be sent again. Make one per store.
@@ -70,6 +72,7 @@ public final class Outbox: Sendable {
         self.baseDelay = baseDelay
         self.maximumDelay = maximumDelay
         self.conflictResolver = conflictResolver
+        bodies = OutboxBodies(store: store)
         try prepareTables()
     }
 
@@ -91,8 +94,8 @@ public final class Outbox: Sendable {
         _ request: Request<Value>, scope: String = "", after dependency: OutboxEntry? = nil, applying changes: [StoreChange] = [],
         policy: OutboxPolicy = .queue
     ) async throws(CourierError) -> OutboxReceipt {
-        let stored = StoredWrite(scope: scope, wire: try wire(for: request), dependsOn: dependency?.id)
-        let entry = try await insert(stored, applying: changes)
+        let wire = try wire(for: request)
+        let entry = try await insert(StoredWrite(scope: scope, wire: wire, dependsOn: dependency?.id), body: wire.stream, applying: changes)
         guard policy.sendsAtOnce else {
             wake()
             return OutboxReceipt(entry: entry, outcome: .queued)
@@ -101,25 +104,17 @@ public final class Outbox: Sendable {
         return OutboxReceipt(entry: entry, outcome: try await outcome(of: entry))
     }
 
-    /// `request` as the outbox keeps it: as it would be sent now, its body read whole, without
-    /// the client's authentication headers (every attempt takes them fresh from the client).
+    /// `request` as the outbox keeps it: as it would be sent now, without the client's
+    /// authentication headers (every attempt takes them fresh from the client).
     func wire<Value>(for request: Request<Value>) throws(CourierError) -> StoredWrite.Wire {
         guard !request.method.encodesParametersInURL else {
             throw CourierError(.invalidRequest, "The outbox keeps writes; \(request.method) \(request.path) is a read. Send it directly.")
         }
         let wire = try client.transportRequest(for: request)
-        var body = wire.body
-        if body == nil, let stream = wire.bodyStream {
-            do {
-                body = try stream.collect()
-            } catch {
-                throw CourierError(.encodingFailed, "The body of \(request.method) \(request.path) could not be read to keep it: \(error)", underlyingError: error)
-            }
-        }
         var headers = wire.headers
         let contentType = headers["Content-Type"]
         for name in ["Content-Type", "Content-Length"] + client.configuration.authenticationHeaders { headers.remove(name) }
-        return StoredWrite.Wire(method: wire.method, url: wire.url, headers: headers, body: body, contentType: contentType)
+        return StoredWrite.Wire(method: wire.method, url: wire.url, headers: headers, body: wire.body, stream: wire.bodyStream, contentType: contentType)
     }
 
     /// The entries of the outbox, now and after every change (enqueues, attempts, sends).

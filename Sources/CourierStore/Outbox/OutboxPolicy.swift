@@ -1,4 +1,4 @@
-/// When ``Outbox/enqueue(_:scope:policy:)`` sends. A value with static members, so later
+/// When ``Outbox/enqueue(_:scope:after:applying:policy:)`` sends. A value with static members, so later
 /// releases can add policies.
 public struct OutboxPolicy: Hashable, Sendable, CustomStringConvertible {
     let sendsAtOnce: Bool
@@ -13,7 +13,7 @@ public struct OutboxPolicy: Hashable, Sendable, CustomStringConvertible {
     public var description: String { sendsAtOnce ? "sendAtOnce" : "queue" }
 }
 
-/// What became of a write ``Outbox/enqueue(_:scope:policy:)`` kept. A value with static members.
+/// What became of a write ``Outbox/enqueue(_:scope:after:applying:policy:)`` kept. A value with static members.
 public struct OutboxOutcome: Hashable, Sendable, CustomStringConvertible {
     /// The stored name.
     public let name: String
@@ -29,7 +29,7 @@ public struct OutboxOutcome: Hashable, Sendable, CustomStringConvertible {
     public var description: String { name }
 }
 
-/// A write the outbox kept, and what became of it by the time ``Outbox/enqueue(_:scope:policy:)`` returned.
+/// A write the outbox kept, and what became of it by the time ``Outbox/enqueue(_:scope:after:applying:policy:)`` returned.
 public struct OutboxReceipt: Hashable, Sendable {
     /// The entry as it was kept.
     public let entry: OutboxEntry

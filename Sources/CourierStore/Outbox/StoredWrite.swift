@@ -11,6 +11,8 @@ struct StoredWrite: Sendable {
         /// The headers but `Content-Type`, `Content-Length` and the client's authentication headers.
         var headers: HTTPHeaders
         var body: Data?
+        /// A streamed body (files), copied beside the store when the entry is kept.
+        var stream: StreamedBody?
         var contentType: String?
     }
 
@@ -27,6 +29,8 @@ struct StoredWrite: Sendable {
     var dependsOn: Int64?
     /// The undo of its optimistic changes (``Outbox/Undo`` values).
     var undo: Data?
+    /// The file (in ``OutboxBodies``) holding the body, for a streamed body.
+    var bodyFile: String?
     var state = OutboxState.pending
     var attempts = 0
     var nextAttempt: Date?
@@ -35,9 +39,18 @@ struct StoredWrite: Sendable {
 
     /// The request an attempt sends: as stored, with the idempotency key (a structured-field
     /// string), not retried by the client (the outbox retries), without alerts, never shared.
-    var request: Request<Data> {
+    /// - Throws: ``CourierError/Kind/invalidRequest`` when its body file is gone.
+    func request(bodies: OutboxBodies) throws(CourierError) -> Request<Data> {
         let body = self.body.map { RequestBody.data($0, contentType: contentType ?? "application/octet-stream") } ?? .none
         var request = Request<Data>(method, url.absoluteString, body: body, headers: headers)
+        if let bodyFile {
+            guard let file = bodies.url(of: bodyFile),
+                  let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? NSNumber
+            else {
+                throw CourierError(.invalidRequest, "The body of \(method) \(url.path) was kept in a file beside the store that is gone; it cannot be sent as it was made.")
+            }
+            request.streamedBody = StreamedBody(segments: [.file(file, length: size.int64Value)], contentType: contentType ?? "application/octet-stream")
+        }
         request.headers["Idempotency-Key"] = "\"\(idempotencyKey)\""
         request.retryPolicy = RetryPolicy.none
         request.suppressErrorAlert = true
@@ -89,6 +102,7 @@ struct StoredWrite: Sendable {
         self.enqueuedAt = enqueuedAt
         dependsOn = Int64.fromDatabaseValue(row["dependsOn"] ?? .null)
         undo = Data.fromDatabaseValue(row["undo"] ?? .null)
+        bodyFile = String.fromDatabaseValue(row["bodyFile"] ?? .null)
     }
 
     /// The headers as stored: name and value pairs, in order.

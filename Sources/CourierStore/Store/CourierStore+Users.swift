@@ -33,9 +33,9 @@ extension CourierStore {
         logoutRegistrations.withLock { $0.append((WeakClient(value: client), id)) }
     }
 
-    /// Deletes every row of every table (the store's and your migrated ones) and empties the
-    /// write-ahead log; observers see empty results. Deleted content is overwritten on disk
-    /// (`secure_delete`), so nothing of it stays in the file.
+    /// Deletes every row of every table (the store's and your migrated ones) and the body files
+    /// of its ``Outbox``, and empties the write-ahead log; observers see empty results. Deleted
+    /// content is overwritten on disk (`secure_delete`), so nothing of it stays in the file.
     public func erase() throws(CourierError) {
         do {
             try database.writeWithoutTransaction { db in
@@ -49,6 +49,8 @@ extension CourierStore {
                 }
                 if path != nil { try db.checkpoint(.truncate) }
             }
+            // The outbox's body files (uploads the user made while offline) go with its entries.
+            if let path { try? FileManager.default.removeItem(at: OutboxBodies.directory(of: path)) }
         } catch {
             throw CourierError.store(error, path: path, doing: "be erased")
         }

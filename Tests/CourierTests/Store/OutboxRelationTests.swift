@@ -196,4 +196,74 @@ import Testing
             #expect(try await OutboxTests.document("r", on: server) == ("1", 1))
         }
     }
+
+    /// A file upload is copied beside the store when kept: the app's file may change or go before
+    /// the write is sent, and the server still gets the bytes of the moment of the enqueue. The
+    /// copy goes once the server has the write; a copy no entry names (a crash) goes when the
+    /// outbox opens; erasing the store removes them all.
+    @Test func uploadedFilesAreCopiedBesideTheStoreUntilSent() async throws {
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        let image = directory.url.appendingPathComponent("photo.png")
+        let bytes = ImageStoreTests.png(300_000)
+        try bytes.write(to: image)
+        let storePath = directory.url.appendingPathComponent("app.sqlite")
+        let bodies = directory.url.appendingPathComponent("app.sqlite.outbox")
+        try await withServer { server in
+            let client = OutboxTests.client(server.baseURL)
+            let store = try CourierStore(path: storePath)
+            let outbox = try Outbox(store: store, client: client)
+            let upload = Request<Data>.upload("images", parts: [.file("image", image), .text("title", "offline")])
+            let entry = try await outbox.enqueue(upload).entry
+            #expect(try FileManager.default.contentsOfDirectory(atPath: bodies.path) == [entry.idempotencyKey])
+            let kept = try store.database.read { db in try Row.fetchOne(db, sql: "SELECT body, bodyFile FROM courier_outbox") }
+            #expect(kept?["body"] as Data? == nil && kept?["bodyFile"] as String? == entry.idempotencyKey)
+            try Data("changed since".utf8).write(to: image)
+
+            #expect(try await outbox.flush().sent == 1)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: bodies.path).isEmpty)
+            let list = try await client.send(Request<JSONValue>(.get, "images")).value["images"]?.arrayValue ?? []
+            let id = try #require(list.first?["id"]?.intValue)
+            #expect(list.first?["title"]?.stringValue == "offline")
+            #expect(try await client.send(Request<Data>(.get, "images/\(id)/data")).data == bytes)
+
+            // A copy no entry names is swept when an outbox opens; one an entry names stays.
+            try Data("orphan".utf8).write(to: bodies.appendingPathComponent("left-by-a-crash"))
+            try bytes.write(to: image)
+            let waiting = try await outbox.enqueue(upload).entry
+            _ = try Outbox(store: store, client: client)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: bodies.path) == [waiting.idempotencyKey])
+            // A copy that went missing makes its entry a dead letter that says so, not a crash.
+            try FileManager.default.removeItem(at: bodies.appendingPathComponent(waiting.idempotencyKey))
+            #expect(try await outbox.flush().deadLettered == 1)
+            #expect(try await outbox.deadLetters().first?.message.contains("gone") == true)
+
+            try await outbox.enqueue(upload)
+            try store.erase()
+            #expect(!FileManager.default.fileExists(atPath: bodies.path))
+            #expect(try await outbox.entries().isEmpty)
+        }
+    }
+
+    /// The README's outbox: an optimistic rename on a stale version is made again by the resolver
+    /// on the current one, and the started outbox sends it by itself.
+    @Test(.timeLimit(.minutes(1)))
+    func theReadmeExampleResolvesAConflictWithTheOptimisticTitle() async throws {
+        try await withServer { server in
+            let client = OutboxTests.client(server.baseURL)
+            let store = try CourierStore.inMemory()
+            let (id, etag) = try await Self.image("original", on: client)
+            try await store.import(Photo.self, from: try await client.send(Request<Data>(.get, "images/\(id)")).data)
+            let photo = try #require(try await store.model(Photo.self, uid: id))
+            _ = try await client.send(Self.rename(id, to: "someone else's"))
+            let outbox = try startOutbox(store: store, client: client)
+            defer { outbox.stop() }
+            var watched = outbox.observe().makeAsyncIterator()
+            try await CourierTests.rename(photo, to: "mine", etag: etag, in: outbox)
+            #expect(try await store.model(Photo.self, uid: id)?.title == "mine")
+            while let entries = try await watched.next(), !entries.isEmpty {}
+            #expect(try await Self.title(of: id, on: client) == "mine")
+            #expect(try await outbox.deadLetters().isEmpty)
+        }
+    }
 }
