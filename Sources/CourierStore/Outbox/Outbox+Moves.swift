@@ -107,6 +107,7 @@ extension Outbox {
                 try Self.delete(write.id, in: db)
             }
             bodies.remove([write.bodyFile])
+            discarded.withLock { _ = $0.insert(write.id) }
         } catch {
             throw CourierError.store(error, path: store.path, doing: "drop a discarded write from its outbox")
         }

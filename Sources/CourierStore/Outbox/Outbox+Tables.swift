@@ -119,8 +119,9 @@ extension Outbox {
         }
     }
 
-    /// What became of `entry`: still queued, a dead letter, or sent (in neither table).
+    /// What became of `entry`: still queued, a dead letter, discarded, or sent (in neither table).
     func outcome(of entry: OutboxEntry) async throws(CourierError) -> OutboxOutcome {
+        if discarded.withLock({ $0.remove(entry.id) != nil }) { return .discarded }
         do {
             return try await store.database.read { db in
                 if try Bool.fetchOne(db, sql: "SELECT 1 FROM courier_outbox WHERE id = ?", arguments: [entry.id]) == true { return .queued }

@@ -48,6 +48,8 @@ public final class Outbox: Sendable {
     let runner = Locked(Runner())
     /// Streamed bodies, kept as files beside the store.
     let bodies: OutboxBodies
+    /// Entries the conflict resolver discarded in this process (they leave no row), for receipts.
+    let discarded = Locked<Set<Int64>>([])
 
     /// An outbox in `store`, sending through `client`: creates its tables if needed, and marks
     /// entries left in flight to be sent again. Make one per store.

@@ -24,6 +24,8 @@ public struct OutboxOutcome: Hashable, Sendable, CustomStringConvertible {
     public static let queued = OutboxOutcome(name: "queued")
     /// The server refused it: it is a dead letter.
     public static let deadLettered = OutboxOutcome(name: "deadLettered")
+    /// The server refused it with 412 and the conflict resolver discarded it.
+    public static let discarded = OutboxOutcome(name: "discarded")
 
     /// The name (``name``).
     public var description: String { name }

@@ -105,6 +105,9 @@ import Testing
             // The discarded write's optimistic change is undone: the store shows the row it had.
             #expect(try await store.model(Image.self, uid: two)?.title == "two")
 
+            let receipt = try await outbox.enqueue(Self.rename(two, to: "stale", ifMatch: twoTag), policy: .sendAtOnce)
+            #expect(receipt.outcome == .discarded)
+
             // Without a resolver, a conflict is a dead letter with the server's answer.
             let plain = try Outbox(store: store, client: client)
             try await plain.enqueue(Self.rename(two, to: "stale", ifMatch: twoTag))
@@ -265,5 +268,32 @@ import Testing
             #expect(try await Self.title(of: id, on: client) == "mine")
             #expect(try await outbox.deadLetters().isEmpty)
         }
+    }
+
+    /// A logout that erases the user's store erases the user's outbox with it: entries, dead
+    /// letters, optimistic rows and body files.
+    @Test func aLogoutErasesTheUsersOutbox() async throws {
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        let client = OutboxTests.client(URL(string: "http://127.0.0.1:9")!)
+        let store = try CourierStore.forUser(of: client, in: directory.url)
+        let outbox = try Outbox(store: store, client: client)
+        let file = directory.url.appendingPathComponent("photo.png")
+        try ImageStoreTests.png().write(to: file)
+        try await outbox.enqueue(
+            Request<Data>.upload("images", parts: [.file("image", file)]), applying: [.save(Image(uid: 1, title: "mine", mimeType: "image/png", size: 1))])
+        try await store.database.write { db in
+            try db.execute(sql: """
+                INSERT INTO courier_dead_letter (id, scope, method, url, idempotencyKey, body, message, enqueuedAt, failedAt)
+                VALUES (99, '', 'PUT', 'http://127.0.0.1:9/documents/x', 'k', x'', 'refused', 0, 0)
+                """)
+        }
+        let bodies = try #require(store.path).path + ".outbox"
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bodies).count == 1)
+        try client.logout()
+        #expect(try await outbox.entries().isEmpty)
+        #expect(try await outbox.deadLetters().isEmpty)
+        #expect(try await store.models(Image.self).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: bodies))
     }
 }
