@@ -80,7 +80,7 @@ extension Outbox {
             let claim = try await claim(scope: scope, now: now, removing: sent)
             sent = nil
             bodies.remove(claim.buried.map(\.bodyFile))
-            summary.deadLettered += claim.buried.count
+            summary.deadLettered += claim.buried.count + claim.damaged
             summary.blocked = claim.blocked
             guard let write = claim.write else { return summary }
             let outcome: CourierError?

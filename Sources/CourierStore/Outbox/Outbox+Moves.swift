@@ -14,6 +14,8 @@ extension Outbox {
         var blocked = false
         /// Entries that became dead letters because an entry they depend on is one.
         var buried: [StoredWrite] = []
+        /// Rows that could not be read as writes, moved to the dead letters.
+        var damaged = 0
     }
 
     /// Removes the entry numbered `sent` (the server took it), then takes the first entry of
@@ -26,8 +28,14 @@ extension Outbox {
             let claim = try await store.database.write { db -> Claim in
                 if let sent { try Self.delete(sent.id, in: db) }
                 var claim = Claim()
-                while let row = try Row.fetchOne(db, sql: "SELECT * FROM courier_outbox WHERE scope = ? ORDER BY id LIMIT 1", arguments: [scope]),
-                      var write = StoredWrite(row: row), write.state == .pending {
+                while let row = try Row.fetchOne(db, sql: "SELECT * FROM courier_outbox WHERE scope = ? ORDER BY id LIMIT 1", arguments: [scope]) {
+                    guard var write = StoredWrite(row: row) else {
+                        // A row that does not hold a write (a damaged file) must not hold its scope.
+                        try Self.buryDamaged(row, in: db)
+                        claim.damaged += 1
+                        continue
+                    }
+                    guard write.state == .pending else { return claim }
                     if let next = write.nextAttempt, next > now { return claim }
                     if let dependency = write.dependsOn {
                         if try Bool.fetchOne(db, sql: "SELECT 1 FROM courier_outbox WHERE id = ?", arguments: [dependency]) == true {
@@ -155,6 +163,22 @@ extension Outbox {
             ])
         try rollBack(write.undo, in: db)
         try delete(write.id, in: db)
+    }
+
+    /// Moves a row that does not hold a write (a missing or mistyped column) to the dead letters
+    /// with what can be read of it, so the app sees it and its scope goes on.
+    static func buryDamaged(_ row: Row, in db: Database) throws {
+        let id: DatabaseValue = row["id"] ?? .null
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO courier_dead_letter (id, scope, method, url, idempotencyKey, statusCode, body, message, validationErrors, enqueuedAt, failedAt)
+                SELECT id, CAST(scope AS TEXT), COALESCE(CAST(method AS TEXT), '?'), COALESCE(CAST(url AS TEXT), ''),
+                COALESCE(CAST(idempotencyKey AS TEXT), ''), NULL, x'', ?, NULL, ?, ? FROM courier_outbox WHERE id = ?
+                """,
+            arguments: [
+                "This entry could not be read from the store file (a damaged or hand-edited row); it was not sent.", Date(), Date(), id,
+            ])
+        try db.execute(sql: "DELETE FROM courier_outbox WHERE id = ?", arguments: [id])
     }
 
     /// Removes the entry numbered `id`: the one statement every way out of the outbox ends with.

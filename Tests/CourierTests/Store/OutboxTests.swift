@@ -242,7 +242,7 @@ import Testing
     }
 
     /// A damaged row (a column of the wrong type, as a file edited by hand could hold) is left
-    /// out of what the outbox shows, never a crash.
+    /// out of what the outbox shows, never a crash, and becomes a dead letter when its turn comes.
     @Test func aDamagedRowIsLeftOutNotACrash() async throws {
         let store = try CourierStore.inMemory()
         let outbox = try Outbox(store: store, client: Self.client(URL(string: "http://127.0.0.1:9")!))
@@ -259,5 +259,10 @@ import Testing
         }
         #expect(try await outbox.entries().map(\.url.path) == ["/documents/n"])
         #expect(try await outbox.deadLetters().isEmpty)
+        // A flush does not let the damaged row hold its scope: it becomes a dead letter that says so.
+        let flush = try await outbox.flush()
+        #expect(flush.deadLettered == 1 && flush.deferred == 1)
+        let letters = try await outbox.deadLetters()
+        #expect(letters.map(\.url.path) == ["/documents/x"] && letters.first?.message.contains("could not be read") == true)
     }
 }
