@@ -1,6 +1,8 @@
 import Courier
 import CourierDemo
 import Foundation
+import Subprocess
+import SystemPackage
 import Testing
 
 /// Helper processes die with their parent, so a crashed test runner never leaves one holding its
@@ -13,30 +15,53 @@ struct ChildProcessTests {
     @Test func aHelperExitsWhenItsParentIsKilled() async throws {
         let directory = try TemporaryDirectory.created()
         defer { directory.remove() }
-        let parent = Process()
-        parent.executableURL = URL(fileURLWithPath: "/bin/bash")
-        parent.arguments = [
-            "-c", #"exec 3> >(exec "$0" cache-writer --directory "$1"); echo "$!"; read -r _"#,
-            try courierExecutable().path, directory.url.path,
-        ]
-        let output = Pipe()
-        let input = Pipe()
-        parent.standardOutput = output
-        parent.standardInput = input
-        parent.standardError = FileHandle.nullDevice
-        try parent.run()
-        defer { withExtendedLifetime(input) {} }
-        let reader = PipeReader(output.fileHandleForReading)
+        // bash's standard output and input are pipes of this test's own, spawned with swift-subprocess.
+        let output = try FileDescriptor.pipe()
+        let input = try FileDescriptor.pipe()
+        defer { try? input.writeEnd.close() }
+        let parentID = Locked<pid_t?>(nil)
+        let started = AsyncEvent()
+        let parent = Task {
+            defer { started.signal() }
+            _ = try await Subprocess.run(
+                .path("/bin/bash"),
+                arguments: [
+                    "-c", #"exec 3> >(exec "$0" cache-writer --directory "$1"); echo "$!"; read -r _"#,
+                    try courierExecutable().path, directory.url.path,
+                ],
+                input: .fileDescriptor(input.readEnd, closeAfterSpawningProcess: true),
+                output: .fileDescriptor(output.writeEnd, closeAfterSpawningProcess: true), error: .discarded
+            ) { execution in
+                parentID.withLock { $0 = execution.processIdentifier.value }
+                started.signal()
+            }
+        }
+        await started.wait()
+        let bash = try #require(parentID.withLock { $0 }, "bash did not start")
+        let reader = PipeReader(FileHandle(fileDescriptor: output.readEnd.rawValue, closeOnDealloc: true))
         #expect(await reader.waitFor("ready\n", within: .seconds(120)), "the writer did not start: \(reader.text)")
         let writer = try #require(reader.text.split(separator: "\n").first.flatMap { pid_t($0) }, "\(reader.text)")
         #expect(kill(writer, 0) == 0)
 
-        kill(parent.processIdentifier, SIGKILL)
-        parent.waitUntilExit()
+        kill(bash, SIGKILL)
+        _ = try await parent.value
         #expect(await reader.waitForEnd(within: .seconds(10)), "the writer outlived its parent")
         let state = (try? String(contentsOfFile: "/proc/\(writer)/stat", encoding: .utf8))?.split(separator: " ").dropFirst(2).first
         #expect(state == nil || state == "Z", "writer \(writer) is still running: state \(state ?? "?")")
         if state != nil && state != "Z" { kill(writer, SIGKILL) }
+    }
+
+    /// A child's crash is reported with its signal, a hang is killed at the time limit, and what
+    /// it printed comes back.
+    @Test func aCrashAndAHangAreReportedNotSuffered() async throws {
+        let crash = try await ChildProcess.run(
+            executable: URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", "echo before; echo oops >&2; kill -SEGV $$"], within: .seconds(60))
+        #expect(crash.signalled && crash.status == SIGSEGV && !crash.timedOut, "\(crash)")
+        #expect(crash.output == "before\n" && crash.errors == "oops\n")
+        let hang = try await ChildProcess.run(executable: URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", "exec sleep 600"], within: .milliseconds(500))
+        #expect(hang.timedOut && hang.signalled && hang.status == SIGKILL, "\(hang)")
+        let fine = try await ChildProcess.run(executable: URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", "exit 3"], within: .seconds(60))
+        #expect(!fine.signalled && fine.status == 3 && !fine.timedOut)
     }
 }
 

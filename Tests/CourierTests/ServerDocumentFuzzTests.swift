@@ -17,22 +17,27 @@ import Darwin
         let directory = try TemporaryDirectory.created()
         defer { directory.remove() }
         let port = try Self.freePort()
-        let server = try ChildProcess(courier: [
-            "serve", "--port", "\(port)", "--database", directory.url.appendingPathComponent("store.sqlite").path, "--exit-with-parent",
-        ])
         let base = "http://127.0.0.1:\(port)"
-        let run = try await ChildProcess(executable: schemathesis, arguments: [
-            "--config-file", TestTools.root.appendingPathComponent("Scripts/schemathesis.toml").path, "run", "\(base)/openapi.yaml",
-            "--url", base, "--wait-for-schema", "60", "--max-time", "45", "--workers", "1", "--seed", "20261124", "--no-color",
-        ], directory: directory.url).finish(within: .seconds(240))  // schemathesis keeps its cache where it runs
-        let stillServing = server.process.isRunning
-        server.process.terminate()
-        let ended = await server.finish(within: .seconds(30))
-        #expect(stillServing, "the server died during the run: \(ended)")
-        let summary = run.output.components(separatedBy: "Test cases:").last?.split(separator: "\n").first { $0.contains("generated") } ?? "no summary"
+        var run: ChildProcess.Outcome?
+        var stillServing = false
+        let server = try await ChildProcess.run(
+            courier: ["serve", "--port", "\(port)", "--database", directory.url.appendingPathComponent("store.sqlite").path, "--exit-with-parent"],
+            within: .seconds(300)
+        ) { isRunning in
+            run = try await ChildProcess.run(
+                executable: schemathesis,
+                arguments: [
+                    "--config-file", TestTools.root.appendingPathComponent("Scripts/schemathesis.toml").path, "run", "\(base)/openapi.yaml",
+                    "--url", base, "--wait-for-schema", "60", "--max-time", "45", "--workers", "1", "--seed", "20261124", "--no-color",
+                ], directory: directory.url, within: .seconds(240))  // schemathesis keeps its cache where it runs
+            stillServing = isRunning()
+        }
+        #expect(stillServing, "the server died during the run: \(server)")
+        let outcome = try #require(run)
+        let summary = outcome.output.components(separatedBy: "Test cases:").last?.split(separator: "\n").first { $0.contains("generated") } ?? "no summary"
         print("schemathesis: \(summary.trimmingCharacters(in: .whitespaces))")
-        #expect(run.succeeded, "schemathesis \(run)")
-        #expect(summary.contains("passed"), "\(run.output.suffix(2000))")
+        #expect(outcome.succeeded, "schemathesis \(outcome)")
+        #expect(summary.contains("passed"), "\(outcome.output.suffix(2000))")
     }
 
     /// A port no one listens on now (the kernel's pick for a socket bound to port 0, then closed).

@@ -16,9 +16,9 @@ import Testing
     }
 
     /// What the frameworks answered, per framework.
-    static func frameworkAnswers() throws -> [String: [Case]] {
+    static func frameworkAnswers() async throws -> [String: [Case]] {
         let script = TestTools.root.appendingPathComponent("Scripts/validation-errors.py").path
-        return try JSONDecoder().decode([String: [Case]].self, from: TestTools.runPython([script], in: "test-frameworks"))
+        return try JSONDecoder().decode([String: [Case]].self, from: await TestTools.runPython([script], in: "test-frameworks"))
     }
 
     /// The error a client gets when the server answers `answer`.
@@ -35,7 +35,7 @@ import Testing
 
     @Test(arguments: TransportKind.allCases)
     func realFrameworksGiveFieldErrorsInTheAppsNaming(kind: TransportKind) async throws {
-        let answers = try Self.frameworkAnswers()
+        let answers = try await Self.frameworkAnswers()
         try await kind.with { transport in
             try await withServer { server in
                 let client = server.client(transport)

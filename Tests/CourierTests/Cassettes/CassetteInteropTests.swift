@@ -98,7 +98,7 @@ import Testing
         }
         let script = directory.url.appendingPathComponent("readers.py")
         try Self.readers.write(to: script, atomically: true, encoding: .utf8)
-        let printed = try TestTools.runPython([script.path, file.path])
+        let printed = try await TestTools.runPython([script.path, file.path])
         let seen = try JSONDecoder().decode([String: [Seen]].self, from: printed)
         #expect(seen["mitmproxy"] == expected)
         #expect(seen["haralyzer"] == expected)

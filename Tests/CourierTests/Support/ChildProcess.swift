@@ -1,14 +1,20 @@
+import Courier
 import CourierDemo
 import Foundation
+import Subprocess
+import SystemPackage
 
-/// A `courier` helper process for tests whose failure mode is a crash or a hang: the risky part
-/// runs there, so a crash fails one test with the signal in its message and a hang is killed at a
-/// time limit.
+/// Helper processes for tests whose failure mode is a crash or a hang: the risky part runs there,
+/// so a crash fails one test with the signal in its message and a hang is killed at a time limit.
 ///
-/// Its standard input is a pipe this process holds and never writes: the helper exits when it reads
-/// end-of-file (`ParentWatch`), so it dies with the test runner even when that is killed. Its
-/// output goes to files, which no child can hold open against the runner.
-final class ChildProcess: @unchecked Sendable {
+/// A child's standard input is a pipe this process holds and never writes: a `courier` helper
+/// exits when it reads end-of-file (`ParentWatch`), so it dies with the test runner even when that
+/// is killed. Its output goes to files, which no child can hold open against the runner.
+///
+/// Spawned with swift-subprocess, not Foundation's `Process`: on Linux (Swift 6.3) `Process.run`
+/// reads the names of `/proc/self/fd` past the end of their records and crashes now and then
+/// (swift-corelibs-foundation pull request 5472), taking the whole test run with it.
+enum ChildProcess {
     /// How a child ended.
     struct Outcome: CustomStringConvertible {
         /// The exit status, or the signal number when it was killed by one.
@@ -31,63 +37,86 @@ final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    let process = Process()
-    private let input = Pipe()
-    private let outputFile: URL
-    private let errorFile: URL
-    private let exited = AsyncEvent()
-
-    /// Starts `courier` with `arguments`.
-    convenience init(courier arguments: [String]) throws {
-        try self.init(executable: courierExecutable(), arguments: arguments)
-    }
-
-    /// Starts `executable` with `arguments`, in `directory` when given (a tool such as
-    /// schemathesis, which keeps files where it runs).
-    init(executable: URL, arguments: [String], directory: URL? = nil) throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("courier-child-\(UUID().uuidString)")
-        outputFile = base.appendingPathExtension("out")
-        errorFile = base.appendingPathExtension("err")
-        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.standardInput = input
-        process.standardOutput = try FileHandle(forWritingTo: outputFile)
-        process.standardError = try FileHandle(forWritingTo: errorFile)
-        let exited = exited
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
-    }
-
-    deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        try? FileManager.default.removeItem(at: outputFile)
-        try? FileManager.default.removeItem(at: errorFile)
-    }
-
-    /// Waits for the child to exit; past `limit` it is killed and reported as hung.
-    func finish(within limit: Duration) async -> Outcome {
-        let exited = exited
-        let inTime = await withTaskGroup(of: Bool.self) { group in
-            group.addTask { await exited.wait(); return true }
-            group.addTask { try? await Task.sleep(for: limit); return false }  // a time limit, not synchronisation
-            let first = await group.next() ?? false
-            if !first { kill(process.processIdentifier, SIGKILL) }
-            group.cancelAll()
-            return first
-        }
-        await exited.wait()
-        let output = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
-        let errors = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
-        return Outcome(
-            status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal, timedOut: !inTime,
-            output: output, errors: errors)
-    }
-
     /// Runs `courier` with `arguments` to its end, within `limit`.
     static func run(courier arguments: [String], within limit: Duration) async throws -> Outcome {
-        try await ChildProcess(courier: arguments).finish(within: limit)
+        try await run(executable: courierExecutable(), arguments: arguments, within: limit)
+    }
+
+    /// Runs `executable` with `arguments` (in `directory` when given: a tool such as schemathesis
+    /// keeps files where it runs) to its end; past `limit` it is killed and reported as hung.
+    static func run(executable: URL, arguments: [String], directory: URL? = nil, within limit: Duration) async throws -> Outcome {
+        try await run(executable: executable, arguments: arguments, directory: directory, within: limit, stoppingAfter: false) { _ in }
+    }
+
+    /// Runs `courier` with `arguments` beside `body`, which gets a way to ask whether the child
+    /// still runs; when `body` returns, the child is sent SIGTERM and waited for, within `limit`
+    /// in all.
+    static func run(
+        courier arguments: [String], within limit: Duration, beside body: (_ isRunning: @escaping @Sendable () -> Bool) async throws -> Void
+    ) async throws -> Outcome {
+        try await run(executable: courierExecutable(), arguments: arguments, within: limit, stoppingAfter: true, beside: body)
+    }
+
+    private static func run(
+        executable: URL, arguments: [String], directory: URL? = nil, within limit: Duration, stoppingAfter: Bool,
+        beside body: (_ isRunning: @escaping @Sendable () -> Bool) async throws -> Void
+    ) async throws -> Outcome {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("courier-child-\(UUID().uuidString)")
+        let outputFile = base.appendingPathExtension("out")
+        let errorFile = base.appendingPathExtension("err")
+        defer {
+            try? FileManager.default.removeItem(at: outputFile)
+            try? FileManager.default.removeItem(at: errorFile)
+        }
+        let output = try FileDescriptor.open(FilePath(outputFile.path), .writeOnly, options: [.create, .truncate], permissions: .ownerReadWrite)
+        let errors = try FileDescriptor.open(FilePath(errorFile.path), .writeOnly, options: [.create, .truncate], permissions: .ownerReadWrite)
+        // Standard input: a pipe whose writing end only this process holds, closed at the end.
+        let input = try FileDescriptor.pipe()
+        defer { try? input.writeEnd.close() }
+        let child = Locked<(pid: pid_t?, ended: Bool, timedOut: Bool)>((nil, false, false))
+        let started = AsyncEvent()
+        let running = Task { () throws -> TerminationStatus in
+            defer {
+                child.withLock { $0.ended = true }
+                started.signal()  // also when it could not start
+            }
+            return try await Subprocess.run(
+                .path(FilePath(executable.path)), arguments: Arguments(arguments), workingDirectory: directory.map { FilePath($0.path) },
+                input: .fileDescriptor(input.readEnd, closeAfterSpawningProcess: true),
+                output: .fileDescriptor(output, closeAfterSpawningProcess: true), error: .fileDescriptor(errors, closeAfterSpawningProcess: true)
+            ) { execution in
+                child.withLock { $0.pid = execution.processIdentifier.value }
+                started.signal()
+            }.terminationStatus
+        }
+        /// Sends `signal` to the child while it runs.
+        @Sendable func send(_ signal: Int32) {
+            if let pid = child.withLock({ $0.ended ? nil : $0.pid }) { kill(pid, signal) }
+        }
+        let watchdog = Task {
+            try await Task.sleep(for: limit)  // a time limit, not synchronisation
+            if child.withLock({ state in
+                state.timedOut = !state.ended
+                return state.timedOut
+            }) { send(SIGKILL) }
+        }
+        defer { watchdog.cancel() }
+        await started.wait()
+        do {
+            try await body { child.withLock { !$0.ended } }
+        } catch {
+            send(SIGKILL)
+            _ = try? await running.value
+            throw error
+        }
+        if stoppingAfter { send(SIGTERM) }
+        let status = try await running.value
+        let timedOut = child.withLock { $0.timedOut }
+        let printed = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
+        let complaints = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
+        switch status {
+        case .exited(let code): return Outcome(status: code, signalled: false, timedOut: timedOut, output: printed, errors: complaints)
+        case .signaled(let signal): return Outcome(status: signal, signalled: true, timedOut: timedOut, output: printed, errors: complaints)
+        }
     }
 }

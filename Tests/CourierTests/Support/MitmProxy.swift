@@ -1,46 +1,60 @@
 import Courier
 import CourierDemo
 import Foundation
+import Subprocess
+import SystemPackage
 
 /// `mitmdump` in reverse-proxy mode in front of a server, writing every exchange to a HAR file when
 /// it stops. It runs under a small Python watcher that reads a pipe from this process: when the
 /// pipe closes (``stop()``, or this process dying) the watcher stops mitmdump with SIGTERM, which
-/// is when mitmproxy writes the HAR file.
-final class MitmProxy: @unchecked Sendable {
-    /// Where requests go to reach the server through the proxy (set once, before ``start`` returns).
-    private(set) var url = URL(fileURLWithPath: "/")
-    private let process = Process()
-    private let input = Pipe()
-    private let exited = AsyncEvent()
+/// is when mitmproxy writes the HAR file. Spawned with swift-subprocess (see ``ChildProcess``).
+final class MitmProxy: Sendable {
+    /// Where requests go to reach the server through the proxy.
+    let url: URL
+    /// The writing end of the watcher's standard input, until ``stop()`` closes it.
+    private let input: Locked<FileDescriptor?>
+    /// The watcher's run, to its end.
+    private let running: Task<Void, Never>
     private let log: Locked<String>
+
+    private init(url: URL, input: Locked<FileDescriptor?>, running: Task<Void, Never>, log: Locked<String>) {
+        self.url = url
+        self.input = input
+        self.running = running
+        self.log = log
+    }
 
     /// Starts a proxy in front of `upstream` that records to `har`.
     static func start(inFrontOf upstreamURL: URL, recordingTo har: URL) async throws -> MitmProxy {
-        let output = Pipe()
         let log = Locked("")
         let (ports, continuation) = AsyncStream.makeStream(of: Int?.self)
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                continuation.yield(nil)
-                handle.readabilityHandler = nil
-                return
-            }
-            let text = log.withLock { log in
-                log += String(decoding: data, as: UTF8.self)
-                return log
-            }
-            if let range = text.range(of: #"listening at 127\.0\.0\.1:[0-9]+"#, options: .regularExpression),
-               let port = Int(text[range].split(separator: ":").last ?? "") {
-                continuation.yield(port)
-            }
-        }
         let upstream = "\(upstreamURL.scheme ?? "http")://\(upstreamURL.host ?? "127.0.0.1"):\(upstreamURL.port ?? 80)"
-        let proxy = try MitmProxy(
-            arguments: [
-                try TestTools.executable("mitmdump").path, "--mode", "reverse:\(upstream)", "--listen-host", "127.0.0.1",
-                "--listen-port", "0", "--set", "hardump=\(har.path)",
-            ], output: output, log: log)
+        let arguments = [
+            "-c", watcher, try TestTools.executable("mitmdump").path, "--mode", "reverse:\(upstream)", "--listen-host", "127.0.0.1",
+            "--listen-port", "0", "--set", "hardump=\(har.path)",
+        ]
+        let python = try TestTools.executable("python")
+        let pipe = try FileDescriptor.pipe()
+        let input = Locked<FileDescriptor?>(pipe.writeEnd)
+        let running = Task {
+            // Its log lines (the port) reach the pipe as they are written.
+            _ = try? await Subprocess.run(
+                .path(FilePath(python.path)), arguments: Arguments(arguments), environment: .inherit.updating(["PYTHONUNBUFFERED": "1"]),
+                input: .fileDescriptor(pipe.readEnd, closeAfterSpawningProcess: true), output: .sequence, error: .combinedWithOutput
+            ) { execution in
+                for try await buffer in execution.standardOutput {
+                    let text = log.withLock { log in
+                        log += buffer.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+                        return log
+                    }
+                    if let range = text.range(of: #"listening at 127\.0\.0\.1:[0-9]+"#, options: .regularExpression),
+                       let port = Int(text[range].split(separator: ":").last ?? "") {
+                        continuation.yield(port)
+                    }
+                }
+            }
+            continuation.yield(nil)
+        }
         // A limit, not synchronisation: mitmdump prints its port when it is ready.
         let port = await withTaskGroup(of: Int?.self) { group in
             group.addTask {
@@ -57,26 +71,11 @@ final class MitmProxy: @unchecked Sendable {
         }
         continuation.finish()
         guard let port, let url = URL(string: "http://127.0.0.1:\(port)") else {
-            await proxy.stop()
+            Self.close(input)
+            await running.value
             throw TestTools.Missing(description: "mitmdump did not start:\n\(log.withLock { $0 })")
         }
-        proxy.url = url
-        return proxy
-    }
-
-    private init(arguments: [String], output: Pipe, log: Locked<String>) throws {
-        self.log = log
-        process.executableURL = try TestTools.executable("python")
-        process.arguments = ["-c", Self.watcher] + arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["PYTHONUNBUFFERED"] = "1"  // its log lines (the port) reach the pipe as they are written
-        process.environment = environment
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = output
-        let exited = exited
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
+        return MitmProxy(url: url, input: input, running: running, log: log)
     }
 
     /// Starts the command in its arguments with the signal mask and handlers a fresh process has
@@ -100,14 +99,23 @@ final class MitmProxy: @unchecked Sendable {
 
     /// Stops mitmdump and waits until it has written the HAR file.
     func stop() async {
-        try? input.fileHandleForWriting.close()
-        await exited.wait()
+        Self.close(input)
+        await running.value
     }
 
     /// What mitmdump printed.
     var output: String { log.withLock { $0 } }
 
     deinit {
-        try? input.fileHandleForWriting.close()  // the shell then stops mitmdump
+        Self.close(input)  // the watcher then stops mitmdump
+    }
+
+    /// Closes the watcher's standard input, once.
+    private static func close(_ input: Locked<FileDescriptor?>) {
+        let descriptor = input.withLock { descriptor in
+            defer { descriptor = nil }
+            return descriptor
+        }
+        try? descriptor?.close()
     }
 }

@@ -26,26 +26,12 @@ enum TestTools {
 
     /// Runs the environment's Python with `arguments` and returns what it printed; a failure (or
     /// a run past two minutes, when it is killed) throws with what it printed to standard error.
-    static func runPython(_ arguments: [String], in environment: String = "test-tools") throws -> Data {
-        let process = Process()
-        process.executableURL = try executable("python", in: environment)
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        // A limit, not synchronisation: a script that hangs is killed, and the test fails.
-        let limit = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: limit)
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        let complaints = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        limit.cancel()
-        guard process.terminationStatus == 0 else {
-            throw Missing(description: "python \(arguments.joined(separator: " ")) failed: \(String(decoding: complaints, as: UTF8.self))")
+    static func runPython(_ arguments: [String], in environment: String = "test-tools") async throws -> Data {
+        let outcome = try await ChildProcess.run(executable: executable("python", in: environment), arguments: arguments, within: .seconds(120))
+        guard outcome.succeeded else {
+            throw Missing(description: "python \(arguments.joined(separator: " ")) failed: \(outcome)")
         }
-        return printed
+        return Data(outcome.output.utf8)
     }
 
     struct Missing: Error, CustomStringConvertible {
