@@ -7,8 +7,18 @@ import GRDB
 /// crash test: scope `k` (`log-k`) gets writes `0`, `1`, … `writes - 1`, each a `POST /logs/log-k`
 /// whose body is its number. It continues from what the outbox and the server already hold (an
 /// enqueue is one transaction, so a write is either kept or not), so a run killed at any moment
-/// and started again neither loses nor repeats a write.
+/// and started again neither loses nor repeats a write. Each write carries an optimistic change,
+/// a ``Line`` row keyed `log-k/n`, kept in the enqueue's transaction: the rows and the writes
+/// kept must match whatever moment the kill lands.
 public enum OutboxCrashWriter {
+    /// The optimistic row of a write (table `Line`).
+    public struct Line: Codable, Identified, Sendable {
+        /// `log-k/n`.
+        public var uid: String
+        /// The write's body.
+        public var text: String
+    }
+
     /// Runs against the server at `baseURL` with the store at `path`; writes `ready` once the
     /// outbox is open, and `done` once every write has been sent.
     public static func run(path: URL, baseURL: URL, writes: Int, scopes: Int) async throws {
@@ -24,7 +34,7 @@ public enum OutboxCrashWriter {
         FileHandle.standardOutput.write(Data("ready\n".utf8))
         while let scope = next.indices.filter({ next[$0] < writes }).randomElement() {
             let write = Request<Data>(.post, "logs/log-\(scope)", body: .data(Data("\(next[scope])".utf8), contentType: "text/plain"))
-            try await outbox.enqueue(write, scope: "log-\(scope)")
+            try await outbox.enqueue(write, scope: "log-\(scope)", applying: [.save(Line(uid: "log-\(scope)/\(next[scope])", text: "\(next[scope])"))])
             next[scope] += 1
             try await outbox.flush()
         }

@@ -1,4 +1,5 @@
 import Courier
+import CourierDemo
 import CourierStore
 import Foundation
 import GRDB
@@ -154,9 +155,10 @@ import Testing
         }
     }
 
-    /// A writer process enqueues and sends writes while it is killed at random moments, 200
-    /// times; a last run finishes. The server then holds every write once, in order per scope, and
-    /// the outbox and its dead letters are empty.
+    /// A writer process enqueues and sends writes (each with an optimistic row) while it is killed
+    /// at random moments, 200 times; a last run finishes. The server then holds every write once,
+    /// in order per scope, the store holds every write's row and no other, and the outbox and its
+    /// dead letters are empty.
     @Test func writesSurviveKillsAndReachTheServerOnceInOrder() async throws {
         let directory = try TemporaryDirectory.created()
         defer { directory.remove() }
@@ -173,9 +175,14 @@ import Testing
                 let lines = try await client.send(Request<JSONValue>(.get, "logs/log-\(scope)")).value["lines"]?.arrayValue ?? []
                 #expect(lines.compactMap(\.stringValue) == (0..<writes).map(String.init), "scope \(scope)")
             }
-            let outbox = try Outbox(store: try CourierStore(path: path), client: client)
+            let store = try CourierStore(path: path)
+            let outbox = try Outbox(store: store, client: client)
             #expect(try await outbox.entries().isEmpty)
             #expect(try await outbox.deadLetters().isEmpty)
+            // Every write kept made its optimistic row in the same transaction: no row without its
+            // write, no write without its row.
+            let rows = Set(try await store.models(OutboxCrashWriter.Line.self).map(\.uid))
+            #expect(rows == Set((0..<scopes).flatMap { scope in (0..<writes).map { "log-\(scope)/\($0)" } }))
             print("outbox crash loop: \(kills) of 200 runs killed while running; \(writes * scopes) writes")
             #expect(kills >= 10, "too few kills landed while the writer ran")
         }
