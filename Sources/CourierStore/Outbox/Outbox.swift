@@ -26,8 +26,14 @@ import GRDB
 ///   the next sign-in), 408, 409, 429 or a 5xx:
 ///   the entry waits (the server's `Retry-After`, else a doubling backoff from ``baseDelay`` up to
 ///   ``maximumDelay``) and its scope waits with it, so the order holds;
+/// - 412 (made with `If-Match` on a version that has changed): the conflict resolver decides
+///   (``OutboxConflictResolution``); without one, it is a dead letter;
 /// - any other 4xx (a 422 with its parsed field errors included), or a write that can no longer be
-///   sent as stored: the entry becomes a ``DeadLetter``, and the next entry of its scope goes on.
+///   sent as stored: the entry becomes a ``DeadLetter`` (its optimistic ``StoreChange``s undone),
+///   and the next entry of its scope goes on.
+///
+/// An entry can wait for an entry of another scope (`after:`), carry optimistic changes to the
+/// store (`applying:`), and keep a streamed body (a file upload) as a copy beside the store file.
 ///
 /// Replays go through the client like any request: its current authentication headers (never
 /// stored in the outbox), hooks, metrics and tracing; they do not show error alerts, and the
