@@ -14,5 +14,7 @@ import Testing
         #expect(text.contains("404 → .notFound"))
         #expect(text.contains("Logged out; GET /me → .unauthorized"))
         #expect(text.contains("422 → .validationFailed: has already been taken (email)"))
+        #expect(text.contains("The store already shows the new title: \"Final\"."))
+        #expect(text.contains("title \"Final\"; GET /documents/notes → \"written offline\"; the outbox is empty."))
     }
 }
