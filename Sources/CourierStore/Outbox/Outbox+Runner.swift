@@ -33,9 +33,14 @@ extension Outbox {
     /// An entry the server answered with a wait (408, 409, 429, 5xx, with or without
     /// `Retry-After`) keeps its wait.
     ///
-    /// One loop per outbox: calling `start()` again while it runs does nothing. The loop keeps
-    /// the outbox alive until `stop()`.
+    /// One loop per store: calling `start()` again while it runs, or on another outbox of the same
+    /// store while that one's runs, does nothing. The loop keeps the outbox alive until `stop()`.
     public func start() {
+        // One loop per store: another outbox of the same store that runs one keeps it.
+        guard Self.looping.withLock({ $0.insert(loopKey).inserted }) else {
+            if !isRunning { client.configuration.logger.warning("Courier: another Outbox of this store already sends by itself; start() did nothing.") }
+            return
+        }
         runner.withLock { runner in
             guard runner.task == nil else { return }
             let (wakeUps, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -52,6 +57,7 @@ extension Outbox {
             defer { runner = Runner() }
             return runner
         }
+        if stopped.task != nil { _ = Self.looping.withLock { $0.remove(loopKey) } }
         if let observer = stopped.answerObserver { client.answerObservers.remove(observer) }
         stopped.pathMonitor?.cancel()
         stopped.task?.cancel()
@@ -68,6 +74,18 @@ extension Outbox {
             return runner.wake
         }
         wake?.yield()
+    }
+
+    /// Whether this outbox's loop runs (``start()`` and not yet ``stop()``).
+    package var isRunning: Bool { runner.withLock { $0.task != nil } }
+
+    /// The stores whose outbox runs a loop, by ``loopKey``.
+    private static let looping = Locked<Set<String>>([])
+
+    /// The store, as ``looping`` knows it: its file (two store objects may open one file), or the
+    /// object for an in-memory store.
+    private var loopKey: String {
+        store.path.map { "file:" + $0.standardizedFileURL.path } ?? "memory:\(ObjectIdentifier(store).hashValue)"
     }
 
     /// Wakes the loop, if one runs (an entry was just enqueued).

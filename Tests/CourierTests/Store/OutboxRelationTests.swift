@@ -296,4 +296,23 @@ import Testing
         #expect(try await store.models(Image.self).isEmpty)
         #expect(!FileManager.default.fileExists(atPath: bodies))
     }
+
+    /// One loop per store: a second outbox of the same file does not start another until the
+    /// first stops.
+    @Test func oneStoreRunsOneLoop() throws {
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        let client = OutboxTests.client(URL(string: "http://127.0.0.1:9")!)
+        let path = directory.url.appendingPathComponent("app.sqlite")
+        let first = try Outbox(store: try CourierStore(path: path), client: client)
+        let second = try Outbox(store: try CourierStore(path: path), client: client)
+        first.start()
+        second.start()
+        #expect(first.isRunning && !second.isRunning)
+        first.stop()
+        second.start()
+        #expect(!first.isRunning && second.isRunning)
+        second.stop()
+        #expect(!second.isRunning)
+    }
 }
