@@ -81,4 +81,19 @@ import Testing
         }
         #expect(again.statusCode == 201 && again.value == first.value && again.headers["Idempotent-Replayed"] == "true")
     }
+
+    /// A keyed request is read whole to be compared, so its body has a limit: past 16 MiB, a 413
+    /// that says so, and nothing done.
+    @Test func aKeyedBodyOverSixteenMebibytesIsRefusedWith413() async throws {
+        try await withServer { server in
+            let client = server.client(URLSessionTransport())
+            var large = Request<Data>(.put, "documents/big", body: .data(Data(count: (16 << 20) + 1), contentType: "application/octet-stream"))
+            large = large.header("Idempotency-Key", "\"big-1\"")
+            large.suppressErrorAlert = true
+            let refused = await #expect(throws: CourierError.self) { try await client.send(large) }
+            #expect(refused?.statusCode == 413 && refused?.bodyText?.contains("16 MiB") == true, "\(String(describing: refused))")
+            let stored = try await client.send(Request<JSONValue>(.get, "documents")).value["documents"]?.arrayValue ?? []
+            #expect(!stored.contains { $0["name"]?.stringValue == "big" })
+        }
+    }
 }
