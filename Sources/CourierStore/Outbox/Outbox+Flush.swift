@@ -76,6 +76,8 @@ extension Outbox {
     func flush(scope: String, now: Date) async throws(CourierError) -> OutboxFlush {
         var summary = OutboxFlush()
         var sent: StoredWrite?
+        /// Entries the conflict resolver replaced in this flush.
+        var replaced: Set<Int64> = []
         while !Task.isCancelled {
             let claim = try await claim(scope: scope, now: now, removing: sent)
             sent = nil
@@ -99,8 +101,13 @@ extension Outbox {
             case .deadLetter:
                 try await bury(write, because: outcome)
                 summary.deadLettered += 1
+            case .conflict where replaced.contains(write.id):
+                // Its replacement conflicted too: it waits (a backoff) rather than loop with the resolver.
+                try await postpone(write, until: Date().addingTimeInterval(backoff(afterAttempt: write.attempts).seconds), because: outcome)
+                summary.deferred += 1
+                return summary
             case .conflict:
-                try await resolve(OutboxConflict(entry: write.entry, error: outcome), of: write, into: &summary)
+                if try await resolve(OutboxConflict(entry: write.entry, error: outcome), of: write, into: &summary) { replaced.insert(write.id) }
             case .retry(let wait):
                 let delay = wait ?? backoff(afterAttempt: write.attempts)
                 try await postpone(write, until: Date().addingTimeInterval(delay.seconds), because: outcome)
@@ -115,8 +122,8 @@ extension Outbox {
         return summary
     }
 
-    /// Asks the conflict resolver about a 412 and does what it says.
-    private func resolve(_ conflict: OutboxConflict, of write: StoredWrite, into summary: inout OutboxFlush) async throws(CourierError) {
+    /// Asks the conflict resolver about a 412 and does what it says; whether it replaced the entry.
+    private func resolve(_ conflict: OutboxConflict, of write: StoredWrite, into summary: inout OutboxFlush) async throws(CourierError) -> Bool {
         let resolution = await conflictResolver?(conflict) ?? .deadLetter
         switch resolution.action {
         case .deadLetter:
@@ -128,6 +135,7 @@ extension Outbox {
         case .replace(let makeWire):
             do throws(CourierError) {
                 try await replace(write, with: try makeWire(self))
+                return true
             } catch where error.kind != .store {
                 // A replacement that cannot be sent as described: the conflict stays a dead letter.
                 var refusal = conflict.error
@@ -136,6 +144,7 @@ extension Outbox {
                 summary.deadLettered += 1
             }
         }
+        return false
     }
 
     /// Whether a failed attempt is worth another (no answer, 401 (signed out: the write waits for

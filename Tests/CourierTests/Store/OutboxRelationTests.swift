@@ -315,4 +315,26 @@ import Testing
         second.stop()
         #expect(!second.isRunning)
     }
+
+    /// A resolver whose replacement conflicts again is not asked again in the same flush: the
+    /// entry waits its backoff, so a stale resolver cannot loop against the server.
+    @Test(.timeLimit(.minutes(1)))
+    func aReplacementThatConflictsAgainWaits() async throws {
+        try await withServer { server in
+            let client = OutboxTests.client(server.baseURL)
+            let asked = Locked(0)
+            let outbox = try Outbox(store: try CourierStore.inMemory(), client: client, baseDelay: .seconds(600)) { conflict in
+                asked.withLock { $0 += 1 }
+                return .replace(with: Self.rename(1, to: "stale again", ifMatch: "\"not-the-current-tag\""))
+            }
+            let (id, tag) = try await Self.image("one", on: client)
+            _ = try await client.send(Self.rename(id, to: "theirs"))
+            try await outbox.enqueue(Self.rename(id, to: "mine", ifMatch: tag))
+            let flush = try await outbox.flush()
+            #expect(flush.deferred == 1 && flush.sent == 0 && flush.remaining == 1)
+            #expect(asked.withLock { $0 } == 1)
+            #expect(try await outbox.entries().first?.nextAttempt != nil)
+            #expect(try await Self.title(of: id, on: client) == "theirs")
+        }
+    }
 }
