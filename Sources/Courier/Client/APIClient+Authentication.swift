@@ -16,7 +16,7 @@ extension APIClient {
     public func logout() throws(CourierError) {
         let scope = userScope
         var firstFailure: CourierError?
-        for handler in logoutHandlers.withLock({ $0.handlers.map(\.run) }) {
+        for handler in logoutHandlers.all {
             do {
                 try handler(scope)
             } catch {
@@ -45,16 +45,12 @@ extension APIClient {
     /// ``userScope`` of the user signing out. Returns a number for ``removeLogoutHandler(_:)``.
     @discardableResult
     public func addLogoutHandler(_ handler: @escaping LogoutHandler) -> Int {
-        logoutHandlers.withLock { state in
-            state.next += 1
-            state.handlers.append((state.next, handler))
-            return state.next
-        }
+        logoutHandlers.add(handler)
     }
 
     /// Removes a handler added with ``addLogoutHandler(_:)``.
     public func removeLogoutHandler(_ id: Int) {
-        logoutHandlers.withLock { state in state.handlers.removeAll { $0.id == id } }
+        logoutHandlers.remove(id)
     }
 }
 

@@ -29,7 +29,7 @@ extension APIClient {
         do throws(CourierError) {
             var response = try await serve(request, id: id, record: &record, cached: cached)
             response.metrics = finish(&record, source: response.source, statusCode: response.statusCode)
-            if response.source == .network { answerObservers.notify(response.url) }
+            if response.source == .network { notifyAnswer(from: response.url) }
             return response
         } catch {
             throw await report(finish(&record, failure: error), record: record, settings: request.settings)

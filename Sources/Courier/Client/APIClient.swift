@@ -31,9 +31,9 @@ public final class APIClient: Sendable {
     /// itself when it has that shape, else an adapter that runs its `send` in a task.
     let callbackTransport: any CallbackTransport
     /// Who hears that the network answered a request (the outbox's trigger).
-    package let answerObservers = AnswerObservers()
+    package let answerObservers = Registrations<AnswerObserver>()
     /// What ``logout()`` runs besides forgetting credentials, by registration number.
-    let logoutHandlers = Locked<(next: Int, handlers: [(id: Int, run: LogoutHandler)])>((0, []))
+    let logoutHandlers = Registrations<LogoutHandler>()
 
     /// Creates a client.
     /// - Parameters:

@@ -31,21 +31,19 @@ extension Outbox {
         var total = OutboxFlush()
         // Rounds, while a round moved entries on and a scope waited for one of another scope.
         while !Task.isCancelled {
-            let round = try await flushScopes(now: now)
-            total.sent += round.sent
-            total.deferred += round.deferred
-            total.deadLettered += round.deadLettered
-            total.discarded += round.discarded
-            guard round.blocked, round.sent + round.deadLettered + round.discarded > 0 else { break }
+            let (round, blocked) = try await flushScopes(now: now)
+            total.add(round)
+            guard blocked, round.sent + round.deadLettered + round.discarded > 0 else { break }
         }
         total.remaining = try await count()
         return total
     }
 
-    /// One round of ``flush()``: every scope's due entries, scopes side by side.
-    private func flushScopes(now: Date) async throws(CourierError) -> OutboxFlush {
+    /// One round of ``flush()``: every scope's due entries, scopes side by side; whether a scope
+    /// waited for an entry of another scope.
+    private func flushScopes(now: Date) async throws(CourierError) -> (OutboxFlush, blocked: Bool) {
         let scopes = try await scopes()
-        let outcomes = await withTaskGroup(of: Result<OutboxFlush, CourierError>.self) { group in
+        let outcomes = await withTaskGroup(of: Result<(OutboxFlush, blocked: Bool), CourierError>.self) { group in
             for scope in scopes {
                 group.addTask {
                     do throws(CourierError) {
@@ -55,25 +53,24 @@ extension Outbox {
                     }
                 }
             }
-            var all: [Result<OutboxFlush, CourierError>] = []
+            var all: [Result<(OutboxFlush, blocked: Bool), CourierError>] = []
             for await outcome in group { all.append(outcome) }
             return all
         }
         var round = OutboxFlush()
+        var blocked = false
         for outcome in outcomes {
-            let part = try outcome.get()
-            round.sent += part.sent
-            round.deferred += part.deferred
-            round.deadLettered += part.deadLettered
-            round.discarded += part.discarded
-            round.blocked = round.blocked || part.blocked
+            let (part, waited) = try outcome.get()
+            round.add(part)
+            blocked = blocked || waited
         }
-        return round
+        return (round, blocked)
     }
 
-    /// Sends `scope`'s entries that are due at `now`, in order, until one has to wait. A sent
-    /// entry is removed in the same transaction that takes the next one.
-    func flush(scope: String, now: Date) async throws(CourierError) -> OutboxFlush {
+    /// Sends `scope`'s entries that are due at `now`, in order, until one has to wait; whether it
+    /// stopped at an entry waiting for one of another scope. A sent entry is removed in the same
+    /// transaction that takes the next one.
+    func flush(scope: String, now: Date) async throws(CourierError) -> (OutboxFlush, blocked: Bool) {
         var summary = OutboxFlush()
         var sent: StoredWrite?
         /// Entries the conflict resolver replaced in this flush.
@@ -83,8 +80,7 @@ extension Outbox {
             sent = nil
             bodies.remove(claim.buried.map(\.bodyFile))
             summary.deadLettered += claim.buried.count + claim.damaged
-            summary.blocked = claim.blocked
-            guard let write = claim.write else { return summary }
+            guard let write = claim.write else { return (summary, claim.blocked) }
             let outcome: CourierError?
             do {
                 _ = try await client.send(try write.request(bodies: bodies))
@@ -97,29 +93,27 @@ extension Outbox {
                 summary.sent += 1
                 continue
             }
-            switch Self.decision(for: outcome, resolvingConflicts: conflictResolver != nil) {
+            var decision = Self.decision(for: outcome, resolvingConflicts: conflictResolver != nil)
+            // A replacement that conflicted too waits its backoff rather than loop with the resolver.
+            if decision == .conflict, replaced.contains(write.id) { decision = .retry(after: nil) }
+            switch decision {
             case .deadLetter:
                 try await bury(write, because: outcome)
                 summary.deadLettered += 1
-            case .conflict where replaced.contains(write.id):
-                // Its replacement conflicted too: it waits (a backoff) rather than loop with the resolver.
-                try await postpone(write, until: Date().addingTimeInterval(backoff(afterAttempt: write.attempts).seconds), because: outcome)
-                summary.deferred += 1
-                return summary
             case .conflict:
                 if try await resolve(OutboxConflict(entry: write.entry, error: outcome), of: write, into: &summary) { replaced.insert(write.id) }
             case .retry(let wait):
                 let delay = wait ?? backoff(afterAttempt: write.attempts)
                 try await postpone(write, until: Date().addingTimeInterval(delay.seconds), because: outcome)
                 summary.deferred += 1
-                return summary
+                return (summary, false)
             case .stop:
                 try await postpone(write, until: Date(), because: outcome)
-                return summary
+                return (summary, false)
             }
         }
         if let sent { try await remove(sent) }
-        return summary
+        return (summary, false)
     }
 
     /// Asks the conflict resolver about a 412 and does what it says; whether it replaced the entry.

@@ -110,8 +110,8 @@ extension Outbox {
         while !Task.isCancelled {
             // A flush that fails to read or write the store is tried again at the next wake-up.
             let started = Date()
-            _ = try? await flush()
-            let waiting = (try? await waitingOrigins()) ?? []
+            let remaining = (try? await flush())?.remaining
+            let (waiting, next) = (try? await waitState()) ?? ([], nil)
             // An origin that answered while the flush ran (before its entries were known to
             // wait) makes them due now, with another turn.
             let missed = runner.withLock { runner in
@@ -121,7 +121,7 @@ extension Outbox {
                 return !answered.isEmpty
             }
             if missed { continue }
-            let timer = (try? await untilNextDue()).flatMap { $0 }.map { delay in
+            let timer = delay(remaining: remaining, next: next).map { delay in
                 Task {
                     try? await Task.sleep(for: delay)
                     wake.yield()
@@ -152,24 +152,22 @@ extension Outbox {
         }
     }
 
-    /// The origins of entries waiting because their server did not answer.
-    private func waitingOrigins() async throws -> Set<String> {
+    /// In one read: the origins of entries waiting because their server did not answer, and
+    /// when the first waiting entry is due.
+    private func waitState() async throws -> (origins: Set<String>, next: Date?) {
         try await store.database.read { db in
             let urls = try String.fetchAll(
                 db, sql: "SELECT DISTINCT url FROM courier_outbox WHERE state = ? AND nextAttempt IS NOT NULL AND unanswered", arguments: [OutboxState.pending.name])
-            return Set(urls.compactMap { URL(string: $0)?.origin })
+            let next = try Date.fetchOne(db, sql: "SELECT MIN(nextAttempt) FROM courier_outbox WHERE state = ?", arguments: [OutboxState.pending.name])
+            return (Set(urls.compactMap { URL(string: $0)?.origin }), next)
         }
     }
 
-    /// How long until the first waiting entry is due; `nil` when nothing waits (an enqueue wakes the loop).
-    private func untilNextDue() async throws -> Duration? {
-        let (count, next) = try await store.database.read { db in
-            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM courier_outbox") ?? 0
-            let next = try Date.fetchOne(db, sql: "SELECT MIN(nextAttempt) FROM courier_outbox WHERE state = ?", arguments: [OutboxState.pending.name])
-            return (count, next)
-        }
-        guard count > 0 else { return nil }
-        // Entries but none with a time: in flight elsewhere, or behind one that is; look again later.
+    /// How long the loop sleeps: `nil` when nothing waits (an enqueue wakes it), until `next`
+    /// when an entry waits for a time, ``maximumDelay`` when entries wait without one (in flight
+    /// elsewhere, or behind one that is) or the flush could not count them.
+    private func delay(remaining: Int?, next: Date?) -> Duration? {
+        guard remaining != 0 else { return nil }
         guard let next else { return maximumDelay }
         // Compared as seconds first: a far `Retry-After` (or a date in a tampered file) is no
         // number of milliseconds an `Int64` holds.

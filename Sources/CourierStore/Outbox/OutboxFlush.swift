@@ -10,11 +10,17 @@ public struct OutboxFlush: Sendable, Hashable, CustomStringConvertible {
     public var discarded = 0
     /// Entries still in the outbox after the flush.
     public var remaining = 0
-    /// A scope waited for an entry of another scope.
-    var blocked = false
 
     /// A flush that did nothing yet.
     public init() {}
+
+    /// Adds the counts of `part` (not ``remaining``).
+    mutating func add(_ part: OutboxFlush) {
+        sent += part.sent
+        deferred += part.deferred
+        deadLettered += part.deadLettered
+        discarded += part.discarded
+    }
 
     /// `sent=… deferred=… deadLettered=… discarded=… remaining=…`.
     public var description: String {
