@@ -37,7 +37,8 @@ public enum SmallGet {
     ///
     /// With `feature`, every optional feature is off but the one named, for the per-feature lines
     /// of `courier-bench overhead`: `off` (none), `sharing` (in-flight sharing, nobody joining),
-    /// `metrics` (a counting backend), `tracing` (a recording tracer), `cache` (a lookup that
+    /// `metrics` (a counting backend), `tracing` (``RecordingTracer``), `tracing-inmemory`
+    /// (swift-distributed-tracing's `InMemoryTracer`, whose own cost dwarfs Courier's), `cache` (a lookup that
     /// misses; requests are not stored), `retry` (a policy set, never needed), `record` (every GET recorded into a
     /// cassette in the temporary directory, through `RecordingTransport`).
     public static func client(_ baseURL: URL, _ transport: any HTTPTransport, feature: String? = nil) throws -> APIClient {
@@ -51,7 +52,8 @@ public enum SmallGet {
             case "off": break
             case "sharing": configuration.deduplicatesRequests = true
             case "metrics": configuration.metricsFactory = CountingMetrics()
-            case "tracing": configuration.tracer = InMemoryTracer()
+            case "tracing": configuration.tracer = RecordingTracer()
+            case "tracing-inmemory": configuration.tracer = InMemoryTracer()
             case "cache":
                 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-cache-\(UUID().uuidString)")
                 configuration.cache = ResponseCache(directory: directory)

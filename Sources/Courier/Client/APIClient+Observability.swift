@@ -53,9 +53,8 @@ extension APIClient {
             if span.isRecording {
                 let record = record
                 span.updateAttributes { attributes in
-                    Self.write(record, to: &attributes)
-                    attributes["http.response.status_code"] = statusCode
-                    attributes["courier.response.source"] = source.name
+                    Self.write(record, status: statusCode, to: &attributes)
+                    attributes.set("courier.response.source", value: .string(source.name))
                 }
             }
             span.end()
@@ -77,8 +76,8 @@ extension APIClient {
             if span.isRecording {
                 let record = record
                 span.updateAttributes { attributes in
-                    Self.write(record, to: &attributes)
-                    attributes["error.type"] = failure.statusCode.map(String.init) ?? failure.classification.metricName
+                    Self.write(record, status: record.statusCode, to: &attributes)
+                    attributes.set("error.type", value: .string(failure.statusCode.map(String.init) ?? failure.classification.metricName))
                 }
                 span.recordError(failure)
                 span.setStatus(SpanStatus(code: .error, message: failure.message))
@@ -90,19 +89,22 @@ extension APIClient {
 
     /// The span attributes every request has, written once when its span ends (one call into
     /// the tracer instead of one per step): method, id, the last attempt's URL (without user info
-    /// or query) and server, its status, a join, the resend count.
-    private static func write(_ record: RequestRecord, to attributes: inout SpanAttributes) {
-        attributes["http.request.method"] = record.method.rawValue
-        if let id = record.requestID { attributes["courier.request_id"] = id.description }
+    /// or query) and server, the status, a join, the resend count. Room for all of them is made
+    /// first, and each is set as a `SpanAttribute`: growing the table one attribute at a time, and
+    /// converting through `SpanAttributeConvertible`, cost more than the rest of a request's span.
+    private static func write(_ record: RequestRecord, status: Int?, to attributes: inout SpanAttributes) {
+        attributes.reserveCapacity(attributes.count + 10)
+        attributes.set("http.request.method", value: .string(record.method.rawValue))
+        if let id = record.requestID { attributes.set("courier.request_id", value: .string(id.description)) }
         // The last attempt's URL: the request handed to the transport, once one was.
         if record.metrics.attempts > 0, let url = record.sent?.url {
-            attributes["url.full"] = url.redactedForTelemetry
-            attributes["server.address"] = url.host ?? ""
-            attributes["server.port"] = url.port ?? (url.scheme == "https" ? 443 : 80)
+            attributes.set("url.full", value: .string(url.redactedForTelemetry))
+            attributes.set("server.address", value: .string(url.host ?? ""))
+            attributes.set("server.port", value: .int64(Int64(url.port ?? (url.scheme == "https" ? 443 : 80))))
         }
-        if let status = record.statusCode { attributes["http.response.status_code"] = status }
-        if record.metrics.joinedSharedExchange { attributes["courier.dedup.joined"] = true }
-        if record.metrics.retries > 0 { attributes["http.request.resend_count"] = record.metrics.retries }
+        if let status { attributes.set("http.response.status_code", value: .int64(Int64(status))) }
+        if record.metrics.joinedSharedExchange { attributes.set("courier.dedup.joined", value: .bool(true)) }
+        if record.metrics.retries > 0 { attributes.set("http.request.resend_count", value: .int64(Int64(record.metrics.retries))) }
     }
 
     /// Counts a retry.
@@ -119,10 +121,12 @@ extension APIClient {
         case .apiOrigin: guard observability.isAPIOrigin(request.url) else { return [] }
         case .anyOrigin: break
         }
-        var injected = HTTPHeaders()
-        tracer.inject(span.context, into: &injected, using: HTTPHeadersInjector())
-        for field in injected { request.headers[field.name] = field.value }
-        return injected.map(\.name)
+        // The headers move into the carrier and back, so they are written in place, not copied.
+        var carrier = HTTPHeadersInjector.Carrier(headers: request.headers)
+        request.headers = HTTPHeaders()
+        tracer.inject(span.context, into: &carrier, using: HTTPHeadersInjector())
+        request.headers = carrier.headers
+        return carrier.names
     }
 
     /// The series of `metric` for this request; `status` 0 for a failure without a response.

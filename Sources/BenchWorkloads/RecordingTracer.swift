@@ -1,0 +1,137 @@
+import Courier
+import Tracing
+
+/// A tracer that keeps what an exporter needs of every span (its name, attributes, status and
+/// errors, handed over when it ends) and propagates a W3C `traceparent` header: the least a real
+/// tracer does, for measuring what Courier's tracing costs a request. `InMemoryTracer` (from
+/// swift-distributed-tracing) does much more per span (seven locked boxes, a table of active
+/// spans, a log of every injection), so it measures the tracer more than Courier.
+public final class RecordingTracer: Tracer {
+    /// What the tracer was handed by the spans that ended.
+    public struct Totals: Sendable {
+        /// Spans ended.
+        public var spans = 0
+        /// Attributes on them, all together.
+        public var attributes = 0
+        /// Spans that ended with an error status.
+        public var failed = 0
+    }
+
+    private let state = Locked<(next: UInt64, totals: Totals)>((1, Totals()))
+
+    /// Creates a tracer with no spans.
+    public init() {}
+
+    /// The totals so far.
+    public var totals: Totals { state.withLock { $0.totals } }
+
+    public func startSpan<Instant: TracerInstant>(
+        _ operationName: String, context: @autoclosure () -> ServiceContext, ofKind kind: SpanKind,
+        at instant: @autoclosure () -> Instant, function: String, file fileID: String, line: UInt
+    ) -> RecordedSpan {
+        let id = state.withLock { state in
+            defer { state.next += 1 }
+            return state.next
+        }
+        var context = context()
+        context[RecordedSpan.IDKey.self] = id
+        return RecordedSpan(name: operationName, context: context, start: instant().nanosecondsSinceEpoch) { span in
+            self.state.withLock { state in
+                state.totals.spans += 1
+                state.totals.attributes += span.attributes.count
+                if span.status?.code == .error { state.totals.failed += 1 }
+            }
+        }
+    }
+
+    public func forceFlush() {}
+
+    public func extract<Carrier, Extract: Extractor>(_ carrier: Carrier, into context: inout ServiceContext, using extractor: Extract)
+    where Extract.Carrier == Carrier {}
+
+    /// `00-<trace id>-<span id>-01`, with the span's number as both ids, in hex digits.
+    static func traceparent(_ id: UInt64) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(unsafeUninitializedCapacity: 55) { text in
+            for (index, byte) in "00-".utf8.enumerated() { text[index] = byte }
+            for index in 3..<19 { text[index] = UInt8(ascii: "0") }
+            for (start, end) in [(19, 35), (36, 52)] {
+                var value = id
+                for index in (start..<end).reversed() {
+                    text[index] = digits[Int(value & 0xF)]
+                    value >>= 4
+                }
+            }
+            text[35] = UInt8(ascii: "-")
+            text[52] = UInt8(ascii: "-")
+            text[53] = UInt8(ascii: "0")
+            text[54] = UInt8(ascii: "1")
+            return 55
+        }
+    }
+
+    public func inject<Carrier, Inject: Injector>(_ context: ServiceContext, into carrier: inout Carrier, using injector: Inject)
+    where Inject.Carrier == Carrier {
+        guard let id = context[RecordedSpan.IDKey.self] else { return }
+        injector.inject(Self.traceparent(id), forKey: "traceparent", into: &carrier)
+    }
+}
+
+/// A span of ``RecordingTracer``: its state behind one lock, handed to the tracer when it ends.
+public final class RecordedSpan: Span {
+    enum IDKey: ServiceContextKey {
+        typealias Value = UInt64
+    }
+
+    /// What a span holds until it ends.
+    struct State {
+        var name: String
+        var attributes = SpanAttributes()
+        var status: SpanStatus?
+        var errors = 0
+        var links = 0
+        var events = 0
+        var ended = false
+    }
+
+    public let context: ServiceContext
+    let start: UInt64
+    private let state: Locked<State>
+    private let onEnd: @Sendable (State) -> Void
+
+    init(name: String, context: ServiceContext, start: UInt64, onEnd: @escaping @Sendable (State) -> Void) {
+        self.context = context
+        self.start = start
+        self.state = Locked(State(name: name))
+        self.onEnd = onEnd
+    }
+
+    public var operationName: String {
+        get { state.withLock { $0.name } }
+        set { state.withLock { $0.name = newValue } }
+    }
+
+    public var attributes: SpanAttributes {
+        get { state.withLock { $0.attributes } }
+        set { state.withLock { $0.attributes = newValue } }
+    }
+
+    public var isRecording: Bool { state.withLock { !$0.ended } }
+
+    public func setStatus(_ status: SpanStatus) { state.withLock { $0.status = status } }
+    public func addEvent(_ event: SpanEvent) { state.withLock { $0.events += 1 } }
+    public func addLink(_ link: SpanLink) { state.withLock { $0.links += 1 } }
+
+    public func recordError<Instant: TracerInstant>(_ error: any Error, attributes: SpanAttributes, at instant: @autoclosure () -> Instant) {
+        state.withLock { $0.errors += 1 }
+    }
+
+    public func end<Instant: TracerInstant>(at instant: @autoclosure () -> Instant) {
+        let ended: State? = state.withLock { state in
+            guard !state.ended else { return nil }
+            state.ended = true
+            return state
+        }
+        if let ended { onEnd(ended) }
+    }
+}
