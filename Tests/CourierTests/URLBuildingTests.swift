@@ -27,6 +27,20 @@ import Testing
         #expect(try url(base: base, apiPath: apiPath, path: path) == expected)
     }
 
+    /// Dot segments are resolved wherever they are: in the base URL, the API path or the path, and
+    /// only whole segments (`v1.2` and `.well-known` stay).
+    @Test(arguments: [
+        ("https://a.example/base/..", "v1", "users", "https://a.example/v1/users"),
+        ("https://a.example", "v1/./api/../", "users", "https://a.example/v1/users"),
+        ("https://a.example", "v1", "../v2/users", "https://a.example/v2/users"),
+        ("https://a.example", "v1.2", "users.json", "https://a.example/v1.2/users.json"),
+        ("https://a.example", "", ".well-known/x", "https://a.example/.well-known/x"),
+        ("https://a.example", "v1", "a/.", "https://a.example/v1/a/"),
+    ])
+    func dotSegmentsAreResolvedInEveryPart(base: String, apiPath: String, path: String, expected: String) throws {
+        #expect(try url(base: base, apiPath: apiPath, path: path) == expected)
+    }
+
     @Test func absolutePathReplacesBaseAndAPIPath() throws {
         #expect(try url(base: "https://api.example.com", apiPath: "v1", path: "https://cdn.example.org/a b.png") == "https://cdn.example.org/a%20b.png")
         #expect(try url(base: "https://api.example.com", apiPath: "v1", path: "HTTP://other.example.com:81/x") == "HTTP://other.example.com:81/x")

@@ -23,6 +23,10 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     /// Creates an empty header list.
     public init() { fields = [] }
 
+    /// Makes room for `count` fields in all, so that adding them one by one does not grow the list
+    /// several times.
+    package mutating func reserveCapacity(_ count: Int) { fields.reserveCapacity(count) }
+
     /// Creates headers from a dictionary; fields are ordered by name so the result is stable.
     public init(_ dictionary: [String: String]) {
         fields = dictionary.sorted { $0.key < $1.key }.map { Field(name: $0.key, value: $0.value) }

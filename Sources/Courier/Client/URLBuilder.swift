@@ -19,6 +19,8 @@ enum URLBuilder {
         let text: String
         /// Why the base URL cannot be used (not an absolute http or https URL with a host), if so.
         let baseProblem: CourierError?
+        /// Whether ``text`` has `.` or `..` segments to resolve.
+        let hasDotSegments: Bool
 
         init(baseURL: URL, apiPath: String) {
             do throws(CourierError) {
@@ -35,6 +37,7 @@ enum URLBuilder {
                 String(Substring(base).trimmingSlashes(leading: false)),
                 PercentEncoding.encodePath(String(Substring(apiPath).trimmingSlashes(leading: true))),
             ].filter { !$0.isEmpty }.joined(separator: "/")
+            hasDotSegments = URLBuilder.resolvingDotSegments(in: text) != text
         }
     }
 
@@ -69,6 +72,8 @@ enum URLBuilder {
             pathPart = pathPart[..<mark]
         }
         var text: String
+        // Whether `text` may have `.` or `..` segments: a path with no `.` adds none to the prefix.
+        var mayHaveDotSegments = true
         let schemeEnd = Self.schemeSeparator(in: pathPart)
         let lowered = schemeEnd == nil ? "" : pathPart.prefix(8).lowercased()
         if lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let schemeEnd {
@@ -85,8 +90,9 @@ enum URLBuilder {
             text += prefix.text
             if !prefix.text.isEmpty, !tail.isEmpty { text += "/" }
             text += tail
+            mayHaveDotSegments = prefix.hasDotSegments || tail.utf8.contains(UInt8(ascii: "."))
         }
-        text = Self.resolvingDotSegments(in: text)
+        if mayHaveDotSegments { text = Self.resolvingDotSegments(in: text) }
         do {
             let encoded = try QueryStringEncoder.encode(query)
             if !encoded.isEmpty { queryParts.append(encoded) }
