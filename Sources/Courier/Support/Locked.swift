@@ -7,28 +7,44 @@ import Musl
 import Darwin
 #endif
 
-/// A value behind a `Mutex`, the one lock wrapper of the package.
+/// A value behind a lock, the one lock wrapper of the package.
+///
+/// The value lives in memory of its own, beside a `Mutex<Void>`, rather than inside a
+/// `Mutex<Value>`: code that uses a `Locked` from another module runs unspecialised, and there
+/// every `Mutex<Value>` (each lock, and the wrapper's deinit) looked its type up in the runtime's
+/// generic-metadata table, which cost more than the locking. The value goes in `sending`, results
+/// come out `sending`, and it is only ever reached under the lock, so the wrapper is `Sendable`
+/// whatever it holds. (The body's `inout` value is not marked `sending`: the compiler cannot see
+/// that memory behind a pointer belongs to no other region, as it can for `Mutex`'s own storage.)
 ///
 /// It also tells ThreadSanitizer about the lock: `Mutex` locks with atomics and futexes the
 /// sanitizer does not see (a two-thread counter under `Mutex` is reported as a race on Linux), so
 /// when the TSan runtime is loaded, each critical section is marked with `__tsan_acquire` /
 /// `__tsan_release` on the wrapper's address. Without TSan the hooks are `nil` and cost a branch.
-package final class Locked<Value: ~Copyable>: Sendable {
-    private let mutex: Mutex<Value>
+package final class Locked<Value: ~Copyable>: @unchecked Sendable {
+    private let lock = Mutex<Void>(())
+    private let value: UnsafeMutablePointer<Value>
 
     package init(_ value: consuming sending Value) {
-        mutex = Mutex(value)
+        self.value = .allocate(capacity: 1)
+        self.value.initialize(to: value)
+    }
+
+    deinit {
+        value.deinitialize(count: 1)
+        value.deallocate()
     }
 
     /// Runs `body` with exclusive access to the value.
     package func withLock<Result: ~Copyable, E: Error>(
-        _ body: (inout sending Value) throws(E) -> sending Result
+        _ body: (inout Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         let address = Unmanaged.passUnretained(self).toOpaque()
-        return try mutex.withLock { (value: inout sending Value) throws(E) -> sending Result in
+        let value = self.value
+        return try lock.withLock { (_: inout Void) throws(E) -> sending Result in
             ThreadSanitizerHooks.acquire?(address)
             defer { ThreadSanitizerHooks.release?(address) }
-            return try body(&value)
+            return try body(&value.pointee)
         }
     }
 }
