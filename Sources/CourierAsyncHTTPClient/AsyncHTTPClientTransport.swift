@@ -161,6 +161,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     ) throws(CourierError) -> (response: TransportResponse, expected: Int64?) {
         let headAt = ContinuousClock.now
         var headers = Courier.HTTPHeaders()
+        headers.reserveCapacity(fields.count)
         for field in fields { headers.add(name: field.name, value: field.value) }
         let encoded = ResponseFraming.isEncoded(headers)
         if encoded, decodesCompressedBodies {

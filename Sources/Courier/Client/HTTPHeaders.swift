@@ -59,6 +59,17 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         return values
     }
 
+    /// The value of the one field named `name` (case-insensitive); `nil` when there is none or
+    /// more than one. One pass, no array.
+    package func onlyValue(for name: String) -> String? {
+        var found: String?
+        for field in fields where field.name.caseInsensitiveEquals(name) {
+            guard found == nil else { return nil }
+            found = field.value
+        }
+        return found
+    }
+
     /// Whether a field named `name` is present (case-insensitive).
     public func contains(_ name: String) -> Bool {
         fields.contains { $0.name.caseInsensitiveEquals(name) }

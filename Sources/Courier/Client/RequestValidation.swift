@@ -33,13 +33,14 @@ enum RequestValidation {
     }
 
     /// Every header's name is a token and its value holds no control character but the tab.
-    static func checkHeaders(_ headers: HTTPHeaders, _ setting: String) throws(CourierError) {
+    /// `setting` names where the headers came from; it is made only for the message of a failure.
+    static func checkHeaders(_ headers: HTTPHeaders, _ setting: @autoclosure () -> String) throws(CourierError) {
         for field in headers {
             guard isToken(field.name) else {
-                throw invalid("\(setting) has a header named \(quoted(field.name)), which is not a valid header name (a token: letters, digits and !#$%&'*+-.^_`|~)")
+                throw invalid("\(setting()) has a header named \(quoted(field.name)), which is not a valid header name (a token: letters, digits and !#$%&'*+-.^_`|~)")
             }
             guard isFieldValue(field.value) else {
-                throw invalid("\(setting) has a value for \(field.name) with a line break or another control character (\(quoted(field.value))); header values cannot hold CR, LF or NUL")
+                throw invalid("\(setting()) has a value for \(field.name) with a line break or another control character (\(quoted(field.value))); header values cannot hold CR, LF or NUL")
             }
         }
     }

@@ -7,10 +7,10 @@ package enum ResponseFraming {
     /// - Throws: ``CourierError/Kind/invalidResponse`` when the header is not a number or when
     ///   several `Content-Length` values disagree (a response smuggling two framings).
     package static func declaredLength(_ headers: HTTPHeaders, url: URL) throws(CourierError) -> Int64? {
-        let declared = headers.values(for: "Content-Length")
         // The usual case, one field of plain digits, read byte by byte: trimming through
         // Foundation's character sets costs more than the rest of a small response's handling.
-        if declared.count == 1, let length = plainDigits(declared[0]) { return length }
+        if let only = headers.onlyValue(for: "Content-Length"), let length = plainDigits(only) { return length }
+        let declared = headers.values(for: "Content-Length")
         let values = declared
             .flatMap { $0.split(separator: ",") }
             .map { $0.trimmingCharacters(in: .whitespaces) }
