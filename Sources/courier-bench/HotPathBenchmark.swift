@@ -61,9 +61,11 @@ struct HotPathBenchmark {
         }
         let (program, libraries) = try await Self.withoutDebugInfo(probe)
         /// Instructions per request of one side: the difference of two runs that differ only in
-        /// the number of requests, so process start and warm-up cancel out.
+        /// the number of requests, so process start and warm-up cancel out. 1,500 requests apart:
+        /// work that comes now and then (a pool's idle timer, a first use) moved 500-request
+        /// differences by several thousand instructions a request, as much as a feature's target.
         func perRequest(_ side: String, _ transport: String, feature: String? = nil) async throws -> Double {
-            let (small, large) = (100, 600)
+            let (small, large) = (100, 1600)
             var totals: [Int] = []
             for count in [small, large] {
                 var arguments = ["--tool=callgrind", "--callgrind-out-file=/dev/null", program.path]
