@@ -15,6 +15,10 @@ public final class RecordingTracer: Tracer {
         public var attributes = 0
         /// Spans that ended with an error status.
         public var failed = 0
+        /// Errors recorded on them.
+        public var errors = 0
+        /// Their durations, added up, in nanoseconds.
+        public var nanoseconds: UInt64 = 0
     }
 
     private let state = Locked<(next: UInt64, totals: Totals)>((1, Totals()))
@@ -25,6 +29,7 @@ public final class RecordingTracer: Tracer {
     /// The totals so far.
     public var totals: Totals { state.withLock { $0.totals } }
 
+    /// Starts a span named `operationName` under `context`'s.
     public func startSpan<Instant: TracerInstant>(
         _ operationName: String, context: @autoclosure () -> ServiceContext, ofKind kind: SpanKind,
         at instant: @autoclosure () -> Instant, function: String, file fileID: String, line: UInt
@@ -40,36 +45,27 @@ public final class RecordingTracer: Tracer {
                 state.totals.spans += 1
                 state.totals.attributes += span.attributes.count
                 if span.status?.code == .error { state.totals.failed += 1 }
+                state.totals.errors += span.errors
+                state.totals.nanoseconds &+= span.end &- span.start
             }
         }
     }
 
+    /// Nothing to flush: spans are counted as they end.
     public func forceFlush() {}
 
+    /// Reads nothing: the benchmark's requests arrive with no context.
     public func extract<Carrier, Extract: Extractor>(_ carrier: Carrier, into context: inout ServiceContext, using extractor: Extract)
     where Extract.Carrier == Carrier {}
 
-    /// `00-<trace id>-<span id>-01`, with the span's number as both ids, in hex digits.
+    /// `00-<trace id>-<span id>-01`, with the span's number as both ids (the trace id padded to
+    /// 32 hex digits), in the package's hex writer.
     static func traceparent(_ id: UInt64) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(unsafeUninitializedCapacity: 55) { text in
-            for (index, byte) in "00-".utf8.enumerated() { text[index] = byte }
-            for index in 3..<19 { text[index] = UInt8(ascii: "0") }
-            for (start, end) in [(19, 35), (36, 52)] {
-                var value = id
-                for index in (start..<end).reversed() {
-                    text[index] = digits[Int(value & 0xF)]
-                    value >>= 4
-                }
-            }
-            text[35] = UInt8(ascii: "-")
-            text[52] = UInt8(ascii: "-")
-            text[53] = UInt8(ascii: "0")
-            text[54] = UInt8(ascii: "1")
-            return 55
-        }
+        let hex = withUnsafeBytes(of: id.bigEndian) { $0.hex }
+        return "00-0000000000000000" + hex + "-" + hex + "-01"
     }
 
+    /// Writes the span's `traceparent` into `carrier`.
     public func inject<Carrier, Inject: Injector>(_ context: ServiceContext, into carrier: inout Carrier, using injector: Inject)
     where Inject.Carrier == Carrier {
         guard let id = context[RecordedSpan.IDKey.self] else { return }
@@ -89,47 +85,56 @@ public final class RecordedSpan: Span {
         var attributes = SpanAttributes()
         var status: SpanStatus?
         var errors = 0
-        var links = 0
-        var events = 0
+        var start: UInt64
+        var end: UInt64 = 0
         var ended = false
     }
 
+    /// The span's context, holding its number.
     public let context: ServiceContext
-    let start: UInt64
     private let state: Locked<State>
     private let onEnd: @Sendable (State) -> Void
 
     init(name: String, context: ServiceContext, start: UInt64, onEnd: @escaping @Sendable (State) -> Void) {
         self.context = context
-        self.start = start
-        self.state = Locked(State(name: name))
+        self.state = Locked(State(name: name, start: start))
         self.onEnd = onEnd
     }
 
+    /// The span's name.
     public var operationName: String {
         get { state.withLock { $0.name } }
         set { state.withLock { $0.name = newValue } }
     }
 
+    /// The span's attributes.
     public var attributes: SpanAttributes {
         get { state.withLock { $0.attributes } }
         set { state.withLock { $0.attributes = newValue } }
     }
 
+    /// Whether the span has not ended.
     public var isRecording: Bool { state.withLock { !$0.ended } }
 
+    /// Keeps `status`.
     public func setStatus(_ status: SpanStatus) { state.withLock { $0.status = status } }
-    public func addEvent(_ event: SpanEvent) { state.withLock { $0.events += 1 } }
-    public func addLink(_ link: SpanLink) { state.withLock { $0.links += 1 } }
+    /// Not kept: Courier's spans have no events.
+    public func addEvent(_ event: SpanEvent) {}
+    /// Not kept: Courier's spans have no links.
+    public func addLink(_ link: SpanLink) {}
 
+    /// Counts an error.
     public func recordError<Instant: TracerInstant>(_ error: any Error, attributes: SpanAttributes, at instant: @autoclosure () -> Instant) {
         state.withLock { $0.errors += 1 }
     }
 
+    /// Ends the span once and hands what it holds to the tracer.
     public func end<Instant: TracerInstant>(at instant: @autoclosure () -> Instant) {
+        let now = instant().nanosecondsSinceEpoch
         let ended: State? = state.withLock { state in
             guard !state.ended else { return nil }
             state.ended = true
+            state.end = now
             return state
         }
         if let ended { onEnd(ended) }
