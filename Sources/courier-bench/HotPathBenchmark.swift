@@ -85,6 +85,14 @@ struct HotPathBenchmark {
                 print(String(
                     format: "overhead.instructions.%@ courier=%.0f raw=%.0f difference=%+.0f instructions per small GET (callgrind, c=1)",
                     transport, courier, raw, courier - raw))
+                // async-http-client's delegate API, which Courier sends in-memory requests with, costs
+                // more than its async API: this line shows what part of the difference is that API's.
+                if transport == "ahc" {
+                    let delegate = try await perRequest("raw-delegate", transport)
+                    print(String(
+                        format: "overhead.instructions.ahc-delegate-api raw-delegate=%.0f raw=%.0f difference=%+.0f; courier over raw-delegate %+.0f instructions per small GET (callgrind, c=1)",
+                        delegate, raw, delegate - raw, courier - delegate))
+                }
             }
             // Each optional feature on, alone, against every one off.
             let features = ["sharing", "metrics", "tracing", "tracing-inmemory", "cache", "retry"].filter { options.selects("overhead.instructions.feature.\($0).\(transport)") }

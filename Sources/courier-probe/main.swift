@@ -13,7 +13,7 @@ import Glibc
 // its own so that its counters (context switches, allocations, instructions under valgrind) see the
 // client and nothing of the server.
 //
-//   courier-probe --url BASE --side courier|raw --transport ahc|urlsession
+//   courier-probe --url BASE --side courier|raw|raw-delegate --transport ahc|urlsession
 //                 [--path sample] [--count N] [--warmup N] [--concurrency C] [--allocations]
 //                 [--feature off|sharing|metrics|tracing|cache|retry|record]
 //
@@ -69,6 +69,7 @@ func probe(_ options: ProbeOptions) async throws {
         operation = SmallGet.courier(try SmallGet.client(base, ahc, feature: options.feature), path: options.path, expectedBytes: expected)
     case ("courier", "urlsession"):
         operation = SmallGet.courier(try SmallGet.client(base, URLSessionTransport(), feature: options.feature), path: options.path, expectedBytes: expected)
+    case ("raw-delegate", "ahc"): operation = SmallGet.rawAHCDelegate(ahc.client, baseURL: base, path: options.path, expectedBytes: expected)
     case ("raw", "ahc"): operation = SmallGet.rawAHC(ahc.client, baseURL: base, path: options.path, expectedBytes: expected)
     case ("raw", "urlsession"): operation = SmallGet.rawURLSession(SmallGet.rawSession(), baseURL: base, path: options.path, expectedBytes: expected)
     default: throw BenchError("unknown side or transport: \(options.side) \(options.transport)")
