@@ -26,7 +26,9 @@ extension DemoSteps {
         defer { outbox.stop() }
 
         let port = server.port
-        await server.stop()
+        // The port stays bound while the server is down, so nothing else can take it before the return.
+        try await server.stopHoldingPort()
+        defer { server.releasePort() }
         narrator.say("Server stopped. The app renames image #\(image.uid) and writes a note:")
         var renamed = image
         renamed.title = "Final"
@@ -45,6 +47,7 @@ extension DemoSteps {
         narrator.say("The store already shows the new title: \"\(shown?.title ?? "")\".")
         try demand(shown?.title == "Final", "the optimistic rename is not in the store")
 
+        server.releasePort()
         let back = try await ImageStoreServer.start(ServerConfiguration(port: port, databasePath: serverFile))
         do {
             narrator.say("Server back on port \(port). The app's next request is answered, so the outbox sends at once (its backoff is 30 s):")

@@ -51,6 +51,8 @@ public final class ImageStoreServer: Sendable {
     private let group: ServiceGroup
     private let runTask: Locked<Task<Void, Never>?>
     private let finished: Task<Void, Never>
+    /// The port kept bound after ``stopHoldingPort(gracePeriod:)``.
+    private let heldPort = Locked<PortHold?>(nil)
 
     /// `http://host:port`.
     public var baseURL: URL { URL(string: "http://\(host.contains(":") ? "[\(host)]" : host):\(port)")! }
@@ -135,6 +137,32 @@ public final class ImageStoreServer: Sendable {
         await task.value
         deadline.cancel()
         database.removeIfTemporary()
+    }
+
+    /// Stops the server as ``stop(gracePeriod:)`` does and keeps its port bound, not listening,
+    /// until ``releasePort()``: its URL refuses connections, as a server that is gone does, and
+    /// no server started meanwhile on port 0 (in this process or another) is given the port and
+    /// answers in its place. Release it right before a server starts on the port again:
+    ///
+    /// ```swift
+    /// try await server.stopHoldingPort()
+    /// // … requests to server.baseURL fail with cannotConnect …
+    /// server.releasePort()
+    /// let back = try await ImageStoreServer.start(ServerConfiguration(port: server.port, databasePath: path))
+    /// ```
+    /// - Throws: when the port cannot be bound again (the server is stopped all the same).
+    public func stopHoldingPort(gracePeriod: Duration = .seconds(2)) async throws {
+        await stop(gracePeriod: gracePeriod)
+        let hold = try PortHold(host: host, port: port)
+        heldPort.withLock { $0 = hold }
+    }
+
+    /// Unbinds the port ``stopHoldingPort(gracePeriod:)`` kept; does nothing if none is held.
+    public func releasePort() {
+        heldPort.withLock { held in
+            defer { held = nil }
+            return held
+        }?.release()
     }
 
     /// Returns when the server has stopped (after ``stop()``, or when it failed).

@@ -62,7 +62,8 @@ import Testing
             let client = Client(serverURL: server.baseURL, transport: APIClientTransport(client: api))
             _ = try await client.createImage(body: .multipartForm([.image(.init(payload: .init(body: HTTPBody(Self.png)), filename: "a.png"))]))
             let live = try await client.listImages().ok.body.json.images
-            await server.stop()
+            try await server.stopHoldingPort()
+            defer { server.releasePort() }
             let offline = try await client.listImages().ok.body.json.images
             #expect(offline.map(\.id) == live.map(\.id) && !live.isEmpty)
         }

@@ -92,7 +92,8 @@ import Testing
             let client = client(server, URLSessionTransport(), cache)
             try await client.putDocument("a", "kept")
             _ = try await client.send(document(.cacheOnly))
-            await server.stop()
+            try await server.stopHoldingPort()
+            defer { server.releasePort() }
             let offline = try await client.send(document(.networkOnly).offlineMode())
             #expect(offline.source == .offlineCache && offline.fromCache && offline.value == "kept")
             let failure = await #expect(throws: CourierError.self) { try await client.send(document(.networkOnly)) }

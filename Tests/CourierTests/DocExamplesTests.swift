@@ -100,7 +100,8 @@ struct DocExamplesTests {
         try await SeedFixtures.put(#"{"hobbies":["kitesurfing"]}"#, as: "hobbies", on: client)
         let online = try await hobbies(client: client)
         #expect(online.names == ["kitesurfing"] && online.source == .network)
-        await server.stop()
+        try await server.stopHoldingPort()
+        defer { server.releasePort() }
         let offline = try await hobbies(client: client)
         #expect(offline.names == ["kitesurfing"] && offline.source == .offlineCache)
     }

@@ -26,8 +26,9 @@ import Testing
         Request(.get, "documents/a", cache: option, serializer: .string)
     }
 
-    /// A client with `reports` as its failure hook and presenter, a document cached, and then no server.
-    func cachedThenGone(_ transport: any HTTPTransport, _ cache: ResponseCache) async throws -> (APIClient, Reports) {
+    /// A client with `reports` as its failure hook and presenter, a document cached, and then no
+    /// server: the stopped server holds its port until the test releases it.
+    func cachedThenGone(_ transport: any HTTPTransport, _ cache: ResponseCache) async throws -> (APIClient, Reports, gone: ImageStoreServer) {
         let server = try await ImageStoreServer.start()
         let reports = Reports()
         let client = server.client(transport) {
@@ -37,8 +38,8 @@ import Testing
         }
         try await client.putDocument("a", "kept")
         _ = try await client.send(document(.cacheOnly))
-        await server.stop()
-        return (client, reports)
+        try await server.stopHoldingPort()
+        return (client, reports, server)
     }
 
     /// Offline mode answers from the cache: the caller gets a response, so the hook and the
@@ -47,7 +48,8 @@ import Testing
     func anAnswerFromTheOfflineCacheIsNotReportedAsAFailure(_ kind: TransportKind) async throws {
         try await withTemporaryCache { cache, _ in
             try await kind.with { transport in
-                let (client, reports) = try await cachedThenGone(transport, cache)
+                let (client, reports, gone) = try await cachedThenGone(transport, cache)
+                defer { gone.releasePort() }
                 for option in [CacheOption.networkOnly, .both] {
                     let offline = try await client.send(document(option).offlineMode())
                     #expect(offline.source == .offlineCache && offline.value == "kept")
@@ -72,7 +74,8 @@ import Testing
     func aFailedNetworkLegAfterTheCachedAnswerIsReportedOnce(_ kind: TransportKind) async throws {
         try await withTemporaryCache { cache, _ in
             try await kind.with { transport in
-                let (client, reports) = try await cachedThenGone(transport, cache)
+                let (client, reports, gone) = try await cachedThenGone(transport, cache)
+                defer { gone.releasePort() }
                 var answers: [ResponseSource] = []
                 var iterator = client.responses(document(.both)).makeAsyncIterator()
                 var thrown: CourierError?

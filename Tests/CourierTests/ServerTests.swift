@@ -29,6 +29,26 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: path))
     }
 
+    /// Stopped holding its port, a server's URL refuses connections (and no server started on
+    /// port 0 is given the port); released, the port takes the server back on the same database.
+    @Test func aServerStoppedHoldingItsPortComesBackOnItOnceReleased() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let server = try await ImageStoreServer.start(ServerConfiguration(databasePath: path))
+        let client = server.client(URLSessionTransport())
+        try await client.putDocument("a", "kept")
+        try await server.stopHoldingPort()
+        let error = await #expect(throws: CourierError.self) { try await client.send(Request<Data>(.get, "sample")) }
+        #expect(error?.kind == .cannotConnect)
+        server.releasePort()
+        server.releasePort()  // a second release does nothing
+        try await withServer(ServerConfiguration(port: server.port, databasePath: path)) { back in
+            #expect(back.port == server.port)
+            let kept = try await client.send(Request<String>(.get, "documents/a", serializer: .string)).value
+            #expect(kept == "kept")
+        }
+    }
+
     @Test func countsRequestsPerRoute() async throws {
         try await withServer { server in
             let client = server.client(URLSessionTransport())

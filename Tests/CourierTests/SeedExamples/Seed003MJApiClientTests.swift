@@ -90,7 +90,8 @@ extension SeedExamples {
                 try await SeedFixtures.put(#"{"hobbies":["kitesurfing"]}"#, as: "hobbies", on: offline)
                 let hobbies = Request<JSONValue>(.get, "documents/hobbies")
                 #expect(try await offline.send(hobbies).source == .network)
-                await server.stop()
+                try await server.stopHoldingPort()
+                defer { server.releasePort() }
                 let answer = try await offline.send(hobbies)
                 #expect(answer.source == .offlineCache && answer.value["hobbies"]?[0]?.stringValue == "kitesurfing")
                 let error = await #expect(throws: CourierError.self) { try await byDefault.send(hobbies) }

@@ -172,7 +172,7 @@ import Testing
         defer { outbox.stop() }
         try await outbox.enqueue(OutboxTests.put("t", "1"), scope: "t")
         while let entries = try await watched.next(), entries.first?.nextAttempt == nil {}
-        try await withServer(away.back) { server in
+        try await away.returning { server in
             // Any answered request to the origin will do; the write was due in ten minutes.
             _ = try await client.send(Request<Data>(.get, "documents"))
             while let entries = try await watched.next(), !entries.isEmpty {}
@@ -189,7 +189,7 @@ import Testing
         let outbox = try Outbox(store: try CourierStore.inMemory(), client: OutboxTests.client(away.baseURL), baseDelay: .seconds(600))
         try await outbox.enqueue(OutboxTests.put("r", "1"), scope: "r")
         #expect(try await outbox.flush().deferred == 1)
-        try await withServer(away.back) { server in
+        try await away.returning { server in
             try await outbox.enqueue(Request<Data>(.post, "flaky/later", query: ["failures": 1, "status": 503], body: ["n": 1]), scope: "s")
             #expect(try await outbox.flush().deferred == 1)
             #expect(try await outbox.flush().sent == 0)

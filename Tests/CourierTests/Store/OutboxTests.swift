@@ -24,19 +24,28 @@ import Testing
         return (body, version ?? 0)
     }
 
-    /// A server started and stopped: its URL refuses connections until ``back`` starts it again,
-    /// on the same port and database file.
+    /// A server started and stopped, its port held: its URL refuses connections (and no other
+    /// test's server can take the port) until ``returning(_:)`` starts it again, on the same port
+    /// and database file.
     struct AwayServer {
         let baseURL: URL
+        /// The stopped server, which holds the port.
+        private let away: ImageStoreServer
         /// The configuration of its return.
-        let back: ServerConfiguration
+        private let back: ServerConfiguration
 
         init(in directory: TemporaryDirectory) async throws {
             let database = directory.url.appendingPathComponent("server.sqlite").path
-            let away = try await ImageStoreServer.start(ServerConfiguration(databasePath: database))
-            await away.stop()
+            away = try await ImageStoreServer.start(ServerConfiguration(databasePath: database))
+            try await away.stopHoldingPort()
             baseURL = away.baseURL
             back = ServerConfiguration(port: away.port, databasePath: database)
+        }
+
+        /// Starts the server again on its port and database for `body`, and stops it after.
+        func returning<T>(_ body: (ImageStoreServer) async throws -> T) async throws -> T {
+            away.releasePort()
+            return try await withServer(back, body)
         }
     }
 
@@ -64,7 +73,7 @@ import Testing
         #expect(waiting.first?.lastError?.isEmpty == false)
         #expect(Set(waiting.map(\.idempotencyKey)).count == 4)
 
-        try await withServer(away.back) { server in
+        try await away.returning { server in
             let back = try await outbox.flush()
             #expect(back.sent == 4 && back.remaining == 0 && back.deadLettered == 0)
             #expect(try await Self.document("a", on: server) == ("3", 3))
@@ -241,7 +250,7 @@ import Testing
         defer { outbox.stop() }
         // Two failed attempts while the server is away: the loop retries on its own.
         while let entries = try await watched.next(), (entries.first?.attempts ?? 0) < 2 {}
-        try await withServer(away.back) { server in
+        try await away.returning { server in
             try await outbox.enqueue(Self.put("m", "3"), scope: "m")
             while let entries = try await watched.next(), !entries.isEmpty {}
             #expect(try await Self.document("m", on: server) == ("3", 3))
