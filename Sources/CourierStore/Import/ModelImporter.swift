@@ -9,6 +9,8 @@ struct ModelImporter {
     let store: CourierStore
     let decoder: ModelDecoder
     let importedAt: Double
+    /// Told of each row before it is written, for an optimistic change's undo.
+    var journal: RowJournal?
 
     /// Imports top-level `Model` objects.
     func run<Model: Decodable & Identified & Sendable>(
@@ -54,6 +56,7 @@ struct ModelImporter {
         if missing == .delete {
             let delete = try db.cachedStatement(sql: "DELETE FROM \(table.quotedName) WHERE uid = ?")
             for uid in stored where !seen.contains(uid) {
+                try journal?.willWrite(table.name, uid: uid, in: db)
                 try delete.execute(arguments: [uid])
                 summary.deleted += 1
             }
@@ -72,6 +75,7 @@ struct ModelImporter {
         if isStored {
             let body = try Data.fetchOne(db, sql: "SELECT body FROM \(table.quotedName) WHERE uid = ?", arguments: [uid])
             if let body, let storedJSON = try? JSONValue.parse(body), storedJSON == json { return .unchanged }
+            try journal?.willWrite(table.name, uid: uid, in: db)
             let assignments = (["body = CAST(? AS TEXT)", "digest = ?", "importedAt = ?"]
                 + table.columns.map { "\($0.name.quotedDatabaseIdentifier) = ?" }).joined(separator: ", ")
             let update = try db.cachedStatement(sql: "UPDATE \(table.quotedName) SET \(assignments) WHERE uid = ?")
@@ -80,6 +84,7 @@ struct ModelImporter {
         }
         let names = (["uid", "body", "digest", "importedAt"] + table.columns.map(\.name)).map(\.quotedDatabaseIdentifier)
         let placeholders = (["?", "CAST(? AS TEXT)", "?", "?"] + table.columns.map { _ in "?" }).joined(separator: ", ")
+        try journal?.willWrite(table.name, uid: uid, in: db)
         let insert = try db.cachedStatement(
             sql: "INSERT INTO \(table.quotedName) (\(names.joined(separator: ", "))) VALUES (\(placeholders))")
         try insert.execute(arguments: StatementArguments([uid, element.bytes.databaseValue, digest.databaseValue, importedAt.databaseValue] + extra))

@@ -15,18 +15,22 @@ extension Outbox {
         var after: Data?
     }
 
-    /// Makes `changes` in `db`; returns their undo (`nil` for no changes).
+    /// Makes `changes` in `db`; returns their undo (`nil` for no changes): one entry for every
+    /// row a change wrote, its nested models' rows included.
     static func apply(_ changes: [StoreChange], store: CourierStore, in db: Database) throws -> Data? {
         guard !changes.isEmpty else { return nil }
         var undos: [Undo] = []
         for change in changes {
-            let before = try row(of: change.table, uid: change.uid, in: db)
-            try change.apply(store, db)
-            let after = try row(of: change.table, uid: change.uid, in: db)
-            undos.append(
-                Undo(
-                    table: change.table, uid: StoredValue(change.uid), before: before?.mapValues(StoredValue.init),
-                    after: after.flatMap { Data.fromDatabaseValue($0["digest"] ?? .null) }))
+            let journal = RowJournal()
+            try journal.willWrite(change.table, uid: change.uid, in: db)
+            try change.apply(store, db, journal)
+            for entry in journal.entries {
+                let after = try RowJournal.row(of: entry.table, uid: entry.uid, in: db)
+                undos.append(
+                    Undo(
+                        table: entry.table, uid: StoredValue(entry.uid), before: entry.before?.mapValues(StoredValue.init),
+                        after: after.flatMap { Data.fromDatabaseValue($0["digest"] ?? .null) }))
+            }
         }
         return try JSONEncoder().encode(undos)
     }
@@ -51,13 +55,4 @@ extension Outbox {
         }
     }
 
-    /// Every column of the row keyed `uid` in `table`; `nil` when there is no such row or table.
-    private static func row(of table: String, uid: DatabaseValue, in db: Database) throws -> [String: DatabaseValue]? {
-        guard try db.tableExists(table),
-              let row = try Row.fetchOne(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier) WHERE uid = ?", arguments: [uid])
-        else { return nil }
-        var values: [String: DatabaseValue] = [:]
-        for (name, value) in row { values[name] = value }
-        return values
-    }
 }

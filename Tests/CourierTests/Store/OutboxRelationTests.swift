@@ -10,6 +10,8 @@ import Testing
 /// on refusal, and the client's answers as a trigger.
 @Suite struct OutboxRelationTests {
     typealias Image = StoreFixtures.Image
+    typealias User = StoreFixtures.User
+    typealias Pizza = StoreFixtures.Pizza
 
     /// Uploads an image titled `title`; returns its id and the ETag of its metadata.
     static func image(_ title: String, on client: APIClient) async throws -> (id: Int, etag: String) {
@@ -113,6 +115,26 @@ import Testing
             try await plain.enqueue(Self.rename(two, to: "stale", ifMatch: twoTag))
             #expect(try await plain.flush().deadLettered == 1)
             #expect(try await plain.deadLetters().first?.statusCode == 412)
+        }
+    }
+
+    /// A saved model's nested `Identified` models are rows of their own: a refused write puts
+    /// them back too (a changed one as it was, a new one removed), not only the model's row.
+    @Test func theUndoOfASaveRestoresTheRowsOfItsNestedModels() async throws {
+        try await withServer { server in
+            let outbox = try Outbox(store: try CourierStore.inMemory(), client: OutboxTests.client(server.baseURL))
+            let store = outbox.store
+            try await store.import(User.self, from: Data(#"[{"id":1,"user_name":"ana","is_first_login":false,"favorite_pizza":{"id":5,"name":"Catuperoni"}}]"#.utf8))
+            let edited = User(uid: 1, userName: "ana", isFirstLogin: false, favoritePizza: Pizza(uid: 5, name: "Margherita"), orderedPizzas: [Pizza(uid: 11, name: "Nova")])
+            let added = User(uid: 7, userName: "bia", isFirstLogin: true, favoritePizza: Pizza(uid: 12, name: "Fresca"), orderedPizzas: nil)
+            // Refused by the server (no image 999): a dead letter, whose changes are undone.
+            try await outbox.enqueue(Self.rename(999, to: "ghost"), applying: [.save(edited), .save(added)])
+            #expect(try await store.model(Pizza.self, uid: 5)?.name == "Margherita")
+            #expect(try await store.models(Pizza.self, .all.order(Column("uid"))).map(\.uid) == [5, 11, 12])
+            #expect(try await outbox.flush().deadLettered == 1)
+            #expect(try await store.model(User.self, uid: 1)?.favoritePizza?.name == "Catuperoni")
+            #expect(try await store.model(User.self, uid: 7) == nil)
+            #expect(try await store.models(Pizza.self, .all.order(Column("uid"))).map { "\($0.uid) \($0.name)" } == ["5 Catuperoni"])
         }
     }
 
