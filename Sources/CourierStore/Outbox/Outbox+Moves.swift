@@ -115,7 +115,9 @@ extension Outbox {
                 try Self.delete(write.id, in: db)
             }
             bodies.remove([write.bodyFile])
-            discarded.withLock { _ = $0.insert(write.id) }
+            awaitedReceipts.withLock { awaited in
+                if awaited[write.id] != nil { awaited[write.id] = true }
+            }
         } catch {
             throw CourierError.store(error, path: store.path, doing: "drop a discarded write from its outbox")
         }

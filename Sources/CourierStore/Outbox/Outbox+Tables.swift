@@ -121,7 +121,7 @@ extension Outbox {
 
     /// What became of `entry`: still queued, a dead letter, discarded, or sent (in neither table).
     func outcome(of entry: OutboxEntry) async throws(CourierError) -> OutboxOutcome {
-        if discarded.withLock({ $0.remove(entry.id) != nil }) { return .discarded }
+        if awaitedReceipts.withLock({ $0[entry.id] == true }) { return .discarded }
         do {
             return try await store.database.read { db in
                 if try Bool.fetchOne(db, sql: "SELECT 1 FROM courier_outbox WHERE id = ?", arguments: [entry.id]) == true { return .queued }

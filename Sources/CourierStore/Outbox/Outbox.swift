@@ -54,8 +54,13 @@ public final class Outbox: Sendable {
     let runner = Locked(Runner())
     /// Streamed bodies, kept as files beside the store.
     let bodies: OutboxBodies
-    /// Entries the conflict resolver discarded in this process (they leave no row), for receipts.
-    let discarded = Locked<Set<Int64>>([])
+    /// The entries whose ``OutboxReceipt`` an `enqueue(…, policy: .sendAtOnce)` is waiting to
+    /// give, and whether the conflict resolver discarded each (a discarded entry leaves no row to
+    /// tell by). Only those are kept: a discard nobody awaits leaves nothing behind.
+    let awaitedReceipts = Locked<[Int64: Bool]>([:])
+
+    /// How many receipts are awaited (see ``awaitedReceipts``), for tests.
+    package var awaitedReceiptCount: Int { awaitedReceipts.withLock { $0.count } }
 
     /// An outbox in `store`, sending through `client`: creates its tables if needed, and marks
     /// entries left in flight to be sent again. Make one per store.
@@ -108,6 +113,8 @@ public final class Outbox: Sendable {
             wake()
             return OutboxReceipt(entry: entry, outcome: .queued)
         }
+        awaitedReceipts.withLock { $0[entry.id] = false }
+        defer { awaitedReceipts.withLock { _ = $0.removeValue(forKey: entry.id) } }
         _ = try await flush(scope: scope, now: Date())
         return OutboxReceipt(entry: entry, outcome: try await outcome(of: entry))
     }

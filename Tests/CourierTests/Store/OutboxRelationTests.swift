@@ -107,8 +107,11 @@ import Testing
             // The discarded write's optimistic change is undone: the store shows the row it had.
             #expect(try await store.model(Image.self, uid: two)?.title == "two")
 
+            // A discard no receipt awaits leaves nothing behind in memory.
+            #expect(outbox.awaitedReceiptCount == 0)
             let receipt = try await outbox.enqueue(Self.rename(two, to: "stale", ifMatch: twoTag), policy: .sendAtOnce)
             #expect(receipt.outcome == .discarded)
+            #expect(outbox.awaitedReceiptCount == 0)
 
             // Without a resolver, a conflict is a dead letter with the server's answer.
             let plain = try Outbox(store: store, client: client)
