@@ -36,10 +36,13 @@ final class PortHold: Sendable {
         let socketDescriptor = socket(family, stream, 0)
         guard socketDescriptor >= 0 else { throw Self.failure("socket", host, port) }
         var one: Int32 = 1
+        guard setsockopt(socketDescriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+            let error = Self.failure("setsockopt", host, port)
+            close(socketDescriptor)
+            throw error
+        }
         let bound: Int32
-        if setsockopt(socketDescriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size)) != 0 {
-            bound = -1
-        } else if family == AF_INET {
+        if family == AF_INET {
             bound = withUnsafePointer(to: &v4) { pointer in
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketDescriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
