@@ -13,10 +13,11 @@ import Foundation
 /// }
 /// ```
 ///
-/// The first run sends the requests and writes the file; later runs answer from it, with the
-/// server stopped. Secrets are redacted before anything is written (``CassetteRedaction``). The
-/// file is HAR, which browsers, mitmproxy, Charles and Proxyman read and write: a HAR exported
-/// from one of them replays too.
+/// The first run sends the requests and writes the file (each recording a moment after its
+/// exchange, and all of them by the time ``use(_:)`` returns or ``flush()`` is called); later runs
+/// answer from it, with the server stopped. Secrets are redacted before anything is written
+/// (``CassetteRedaction``). The file is HAR, which browsers, mitmproxy, Charles and Proxyman read
+/// and write: a HAR exported from one of them replays too.
 ///
 /// A cassette is chosen per task with ``use(_:)`` (a task-local value), so parallel tests sharing
 /// one transport each use their own. A transport can also be given one cassette for good.
@@ -32,10 +33,18 @@ public final class Cassette: Sendable {
         var entries: [CassetteEntry]
         var used: [Bool]
         var redactor: Redactor
-        var writer: HARFileWriter
+        /// How many of `entries` have been handed to the writer (so are in the file, or failed to go there).
+        var handedToWriter = 0
+        /// Whether a write is scheduled (``CassetteWriting``) for the entries recorded since.
+        var writeScheduled = false
+        /// Why the file could not be written; every later recording and ``flush()`` throws it.
+        var writeError: CourierError?
     }
 
     private let state: Locked<State>
+    /// Writes the file; taken before `state` when both are held, and held while encoding and
+    /// writing, so that recordings and answers go on meanwhile.
+    private let writer: Locked<HARFileWriter>
     /// Whether every request goes to the network and is recorded (a new cassette in mode `once`;
     /// mode `all`).
     private let recordsEverything: Bool
@@ -58,6 +67,8 @@ public final class Cassette: Sendable {
         self.file = file
         self.mode = mode
         self.matching = matching
+        // What this process recorded into the file and has not written yet is written first.
+        CassetteWriting.flushAll()
         let exists = FileManager.default.fileExists(atPath: file.path)
         var entries: [CassetteEntry] = []
         if exists, mode != .all {
@@ -76,9 +87,11 @@ public final class Cassette: Sendable {
                 return entry
             }
         }
-        state = Locked(
-            State(entries: entries, used: Array(repeating: false, count: entries.count), redactor: redactor, writer: HARFileWriter(file: file)))
+        state = Locked(State(entries: entries, used: Array(repeating: false, count: entries.count), redactor: redactor))
+        writer = Locked(HARFileWriter(file: file))
     }
+
+    deinit { CassetteWriting.forget(self) }
 
     /// The cassette of the current task, set by ``use(_:)``; transports made without a cassette use it.
     @TaskLocal public static var current: Cassette?
@@ -86,8 +99,13 @@ public final class Cassette: Sendable {
     /// Runs `body` with this cassette as the current task's (``current``): the requests it and its
     /// child tasks send through a ``RecordingTransport`` or ``ReplayTransport`` made without a
     /// cassette of their own are recorded here or answered from here.
-    public func use<T>(_ body: () async throws -> T) async rethrows -> T {
-        try await Cassette.$current.withValue(self) { try await body() }
+    ///
+    /// When `body` returns, the file holds everything recorded so far (``flush()``); a file that
+    /// could not be written is a ``CourierError/Kind/cassetteInvalid`` error thrown here.
+    public func use<T>(_ body: () async throws -> T) async throws -> T {
+        let result = try await Cassette.$current.withValue(self) { try await body() }
+        try flush()
+        return result
     }
 
     /// The number of entries: the ones read from the file and the ones recorded since.
@@ -131,8 +149,9 @@ public final class Cassette: Sendable {
         }
     }
 
-    /// Records an exchange and writes the file. `redacted` is the request as ``plan(for:canRecord:)``
-    /// redacted it; `stream` its streamed body, read now (its fields redacted like a body in memory).
+    /// Records an exchange; the file gets it moments later (``CassetteWriting``). `redacted` is the
+    /// request as ``plan(for:canRecord:)`` redacted it; `stream` its streamed body, read now (its
+    /// fields redacted like a body in memory). Throws the error of an earlier write that failed.
     func record(
         _ redacted: TransportRequest, stream: StreamedBody?, response: TransportResponse, started: Date, duration: Duration
     ) throws(CourierError) {
@@ -148,7 +167,8 @@ public final class Cassette: Sendable {
         }
         let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
         let waited = (milliseconds * 1000).rounded() / 1000
-        state.withLock { state in
+        let schedule = try state.withLock { (state) throws(CourierError) in
+            if let error = state.writeError { throw error }
             if stream != nil { request = state.redactor.replaceNamed(in: request) }
             var headers = response.headers
             state.redactor.replaceNamed(in: &headers, body: &body)
@@ -162,15 +182,47 @@ public final class Cassette: Sendable {
                 startedDateTime: Self.timestamp(started), timings: HARTimings(wait: waited), time: waited)
             state.entries.append(entry)
             state.used.append(true)
+            if state.writeScheduled { return false }
+            state.writeScheduled = true
+            return true
         }
-        try write()
+        if schedule { CassetteWriting.schedule(self) }
     }
 
     // MARK: The file
 
-    /// Writes the entries recorded since the last write to ``file``.
-    private func write() throws(CourierError) {
-        try state.withLock { (state) throws(CourierError) in try state.writer.write(state.entries) }
+    /// Writes what has been recorded and is not in ``file`` yet, now.
+    ///
+    /// Recordings reach the file on their own moments later, and at the latest when ``use(_:)``
+    /// returns, when another cassette is opened in this process and when the process exits
+    /// normally; call this to read the file before then. Throws a
+    /// ``CourierError/Kind/cassetteInvalid`` error when the file cannot be written (then and
+    /// ever after: the recordings after it fail too).
+    public func flush() throws(CourierError) {
+        try writer.withLock { (writer) throws(CourierError) in
+            let (batch, start) = try state.withLock { (state) throws(CourierError) -> ([CassetteEntry], Int) in
+                if let error = state.writeError { throw error }
+                let start = state.handedToWriter
+                var batch: [CassetteEntry] = []
+                batch.reserveCapacity(state.entries.count - start)
+                batch.append(contentsOf: state.entries[start...])  // a copy: the next recording appends to `entries` in place
+                state.handedToWriter = state.entries.count
+                return (batch, start)
+            }
+            guard !batch.isEmpty else { return }
+            do throws(CourierError) {
+                try writer.write(batch, after: start)
+            } catch {
+                state.withLock { $0.writeError = error }
+                throw error
+            }
+        }
+    }
+
+    /// The write ``CassetteWriting`` scheduled: what has been recorded since it was scheduled.
+    func scheduledWrite() {
+        state.withLock { $0.writeScheduled = false }
+        try? flush()  // a failure is kept in `writeError`
     }
 
     private static func read(_ file: URL) throws(CourierError) -> [CassetteEntry] {

@@ -2,20 +2,18 @@ import Courier
 import Foundation
 
 /// Writes a cassette's HAR file: pretty-printed with sorted keys, one entry after another, so that
-/// a recording appends its entry in place of rewriting the file (an exchange costs the same
-/// whatever the cassette's length). The whole file and an appended entry are made of the same
+/// new recordings are appended in place of rewriting the file (an exchange costs the same
+/// whatever the cassette's length). The whole file and appended entries are made of the same
 /// pieces, so both give the same bytes.
 struct HARFileWriter {
     let file: URL
-    /// How many entries the file on disk holds as this writer wrote it; `nil` until it has written
-    /// the whole file once (a file read from disk may be laid out otherwise).
-    private(set) var written: Int?
 
     init(file: URL) {
         self.file = file
     }
 
-    /// The file, open since this writer last wrote it whole, and where its tail starts.
+    /// The file, open since this writer last wrote it whole, and where its tail starts; `nil`
+    /// until it has written the whole file once (a file read from disk may be laid out otherwise).
     private var handle: FileHandle?
     private var tailOffset: UInt64 = 0
 
@@ -38,26 +36,29 @@ struct HARFileWriter {
 
         """.utf8)
 
-    /// Brings the file up to `entries`: appends the ones past what it wrote, or writes the whole file.
-    mutating func write(_ entries: [CassetteEntry]) throws(CourierError) {
-        if let written, written == entries.count { return }  // another recording's write took these too
+    /// Puts `batch`, the cassette's entries from index `start` on, into the file: appends them to
+    /// what this writer wrote before, or writes the whole file when `start` is 0 (the batch is
+    /// then every entry).
+    mutating func write(_ batch: [CassetteEntry], after start: Int) throws(CourierError) {
         do {
-            if let written, let handle, written > 0, written < entries.count {
-                tailOffset = try append(entries[written...], to: handle, at: tailOffset)
+            if start > 0 {
+                // A writer that never wrote the whole file has no place to append to; the cassette
+                // stops writing after a failed write, so this is not reached.
+                guard let handle else { throw CocoaError(.fileWriteUnknown) }
+                tailOffset = try append(batch[...], to: handle, at: tailOffset)
             } else {
                 try? handle?.close()
                 handle = nil
                 try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-                var json = JSONWriter(prettyPrinted: true, depth: 3, capacity: 4096 * (entries.count + 1))
+                var json = JSONWriter(prettyPrinted: true, depth: 3, capacity: 4096 * (batch.count + 1))
                 Self.head.withUnsafeBytes { json.writeRaw($0) }
-                try Self.encode(entries[...], first: true, into: &json)
+                try Self.encode(batch[...], first: true, into: &json)
                 let tailStart = json.count
                 Self.tail.withUnsafeBytes { json.writeRaw($0) }
                 try json.data.write(to: file, options: .atomic)
                 handle = try FileHandle(forUpdating: file)
                 tailOffset = UInt64(tailStart)
             }
-            written = entries.count
         } catch {
             throw CourierError(.cassetteInvalid, "The cassette \(file.path) could not be written: \(error)", underlyingError: error)
         }

@@ -95,6 +95,7 @@ import Testing
             expected = zip(urls, answers).map { url, answer in
                 Seen(method: url.contains("echo") ? "POST" : "GET", url: url, status: answer.status, body: answer.body.base64EncodedString())
             }
+            try cassette.flush()
         }
         let script = directory.url.appendingPathComponent("readers.py")
         try Self.readers.write(to: script, atomically: true, encoding: .utf8)

@@ -59,6 +59,7 @@ import Testing
             #expect(live[0] == Self.email && live[1] == Self.email, "the app sees the real answers")
             #expect(live[2].contains(Self.bearer))
             tokens = [client.credentials?["access-token"], client.credentials?["client"]].compactMap { $0 }
+            try cassette.flush()
         }
         #expect(tokens.count == 2)
         let text = try String(contentsOf: file, encoding: .utf8)
@@ -88,6 +89,7 @@ import Testing
             for (body, type) in bodies {
                 _ = try await client.send(Request<Data>(.post, "echo", body: .data(Data(body.utf8), contentType: type)))
             }
+            try cassette.flush()
         }
         let text = try String(contentsOf: file, encoding: .utf8)
         for secret in secrets { #expect(!text.contains(secret), "\(secret) reached the cassette") }

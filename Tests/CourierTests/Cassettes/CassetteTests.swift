@@ -52,6 +52,7 @@ import Testing
                 let cassette = try Cassette(file: file)
                 let answers = try await Self.exchanges(server.client(RecordingTransport(wrapping: transport, cassette: cassette)))
                 #expect(cassette.entryCount == 7, "six requests and the redirect's second hop")
+                try cassette.flush()
                 return (server.baseURL, answers)
             }
             #expect(FileManager.default.fileExists(atPath: file.path))
@@ -72,6 +73,7 @@ import Testing
         try await withServer { server in
             let cassette = try Cassette(file: file)
             _ = try await Self.exchanges(server.client(RecordingTransport(wrapping: URLSessionTransport(), cassette: cassette)))
+            try cassette.flush()
         }
         let text = try String(contentsOf: file, encoding: .utf8)
         #expect(text.hasPrefix("{\n"), "pretty-printed")
@@ -133,12 +135,19 @@ import Testing
         defer { directory.remove() }
         let file = directory.url.appendingPathComponent("append.har")
         try await withServer { server in
-            let client = server.client(RecordingTransport(wrapping: URLSessionTransport(), cassette: try Cassette(file: file)))
-            for index in 0..<3 { _ = try await client.send(Request<Data>(.get, "echo", query: ["n": .int(index)])) }
+            let cassette = try Cassette(file: file)
+            let client = server.client(RecordingTransport(wrapping: URLSessionTransport(), cassette: cassette))
+            // Written one by one: the first whole, the others appended.
+            for index in 0..<3 {
+                _ = try await client.send(Request<Data>(.get, "echo", query: ["n": .int(index)]))
+                try cassette.flush()
+            }
             let appended = try String(contentsOf: file, encoding: .utf8)
-            // A cassette opened from the file writes it whole at its first recording.
-            let more = server.client(RecordingTransport(wrapping: URLSessionTransport(), cassette: try Cassette(file: file, mode: .newEpisodes)))
+            // A cassette opened from the file writes it whole at its first write.
+            let reopened = try Cassette(file: file, mode: .newEpisodes)
+            let more = server.client(RecordingTransport(wrapping: URLSessionTransport(), cassette: reopened))
             _ = try await more.send(Request<Data>(.get, "echo", query: ["n": 3]))
+            try reopened.flush()
             let whole = try String(contentsOf: file, encoding: .utf8)
             let tail = "\n    ],\n    \"version\" : \"1.2\"\n  }\n}\n"
             #expect(appended.hasSuffix(tail) && whole.hasSuffix(tail))
