@@ -10,11 +10,28 @@ import Testing
 struct ChildProcessTests {
     /// bash stands in for a test runner that dies: it starts `courier cache-writer` with standard
     /// input on a pipe only bash holds, prints the writer's process id, and waits on its own
-    /// standard input (so it too ends if this test process dies first). The writer's standard
-    /// output is this test's pipe, so end-of-file on it means the writer has exited.
+    /// standard input (so it too ends if this test process dies first).
     @Test func aHelperExitsWhenItsParentIsKilled() async throws {
         let directory = try TemporaryDirectory.created()
         defer { directory.remove() }
+        try await Self.expectChildToDieWithItsParent(
+            #"exec 3> >(exec "$0" cache-writer --directory "$1"); echo "$!"; read -r _"#, [try courierExecutable().path, directory.url.path],
+            readyWhen: "ready\n")
+    }
+
+    /// The same for a tool (a Python program, schemathesis), which bash starts under
+    /// ``ChildProcess/watcher``: the tool, a shell that prints its process id and then becomes
+    /// `sleep`, ends with bash.
+    @Test func aToolExitsWhenItsParentIsKilled() async throws {
+        let tool = ChildProcess.watched(URL(fileURLWithPath: "/bin/sh"), ["-c", "echo $$; exec sleep 600"])
+        try await Self.expectChildToDieWithItsParent(#"exec 3> >(exec "$0" "$@"); read -r _"#, [try TestTools.executable("python").path] + tool, readyWhen: "\n")
+    }
+
+    /// Runs bash with `script` and `arguments`; its standard output is this test's pipe, and the
+    /// child it starts writes there too, its process id first, then `readyWhen`. Kills bash with
+    /// SIGKILL, then expects end-of-file on the pipe (every process holding it has exited) and
+    /// that process gone.
+    private static func expectChildToDieWithItsParent(_ script: String, _ arguments: [String], readyWhen marker: String) async throws {
         // bash's standard output and input are pipes of this test's own, spawned with swift-subprocess.
         let output = try FileDescriptor.pipe()
         let input = try FileDescriptor.pipe()
@@ -24,11 +41,7 @@ struct ChildProcessTests {
         let parent = Task {
             defer { started.signal() }
             _ = try await Subprocess.run(
-                .path("/bin/bash"),
-                arguments: [
-                    "-c", #"exec 3> >(exec "$0" cache-writer --directory "$1"); echo "$!"; read -r _"#,
-                    try courierExecutable().path, directory.url.path,
-                ],
+                .path("/bin/bash"), arguments: Arguments(["-c", script] + arguments),
                 input: .fileDescriptor(input.readEnd, closeAfterSpawningProcess: true),
                 output: .fileDescriptor(output.writeEnd, closeAfterSpawningProcess: true), error: .discarded
             ) { execution in
@@ -39,27 +52,40 @@ struct ChildProcessTests {
         await started.wait()
         let bash = try #require(parentID.withLock { $0 }, "bash did not start")
         let reader = PipeReader(FileHandle(fileDescriptor: output.readEnd.rawValue, closeOnDealloc: true))
-        #expect(await reader.waitFor("ready\n", within: .seconds(120)), "the writer did not start: \(reader.text)")
-        let writer = try #require(reader.text.split(separator: "\n").first.flatMap { pid_t($0) }, "\(reader.text)")
-        #expect(kill(writer, 0) == 0)
+        #expect(await reader.waitFor(marker, within: .seconds(120)), "the child did not start: \(reader.text)")
+        let child = try #require(reader.text.split(separator: "\n").first.flatMap { pid_t($0) }, "\(reader.text)")
+        #expect(kill(child, 0) == 0)
 
         kill(bash, SIGKILL)
         _ = try await parent.value
-        #expect(await reader.waitForEnd(within: .seconds(10)), "the writer outlived its parent")
-        let state = (try? String(contentsOfFile: "/proc/\(writer)/stat", encoding: .utf8))?.split(separator: " ").dropFirst(2).first
-        #expect(state == nil || state == "Z", "writer \(writer) is still running: state \(state ?? "?")")
-        if state != nil && state != "Z" { kill(writer, SIGKILL) }
+        #expect(await reader.waitForEnd(within: .seconds(20)), "the child outlived its parent")
+        let state = (try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8))?.split(separator: " ").dropFirst(2).first
+        #expect(state == nil || state == "Z", "child \(child) is still running: state \(state ?? "?")")
+        if state != nil && state != "Z" { kill(child, SIGKILL) }
     }
 
-    /// A child's crash is reported with its signal, a hang is killed at the time limit, and what
-    /// it printed comes back.
+    /// A child's crash is reported with its signal, a hang is killed at the time limit (the tool
+    /// with its watcher: the hung `sleep` holds a FIFO this test reads, and it ends), and what it
+    /// printed comes back.
     @Test func aCrashAndAHangAreReportedNotSuffered() async throws {
         let crash = try await ChildProcess.run(
             executable: URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", "echo before; echo oops >&2; kill -SEGV $$"], within: .seconds(60))
         #expect(crash.signalled && crash.status == SIGSEGV && !crash.timedOut, "\(crash)")
         #expect(crash.output == "before\n" && crash.errors == "oops\n")
-        let hang = try await ChildProcess.run(executable: URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", "exec sleep 600"], within: .milliseconds(500))
-        #expect(hang.timedOut && hang.signalled && hang.status == SIGKILL, "\(hang)")
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        let fifo = directory.url.appendingPathComponent("held")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        // Opened for reading first (without waiting for a writer), so the sleeper's open does not block.
+        let held = open(fifo.path, O_RDONLY | O_NONBLOCK)
+        #expect(held >= 0)
+        let hang = try await ChildProcess.run(
+            executable: URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", "exec 4>\"$0\"; echo holding; exec sleep 600", fifo.path],
+            within: .seconds(3))
+        #expect(hang.timedOut && hang.signalled && hang.status == SIGKILL && hang.output == "holding\n", "\(hang)")
+        _ = fcntl(held, F_SETFL, 0)  // now wait for the sleeper's end of the FIFO to close
+        let reader = PipeReader(FileHandle(fileDescriptor: held, closeOnDealloc: true))
+        #expect(await reader.waitForEnd(within: .seconds(20)), "the hung command outlived its watcher")
         let fine = try await ChildProcess.run(executable: URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", "exit 3"], within: .seconds(60))
         #expect(!fine.signalled && fine.status == 3 && !fine.timedOut)
     }

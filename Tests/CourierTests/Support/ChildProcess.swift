@@ -39,14 +39,66 @@ enum ChildProcess {
 
     /// Runs `courier` with `arguments` to its end, within `limit`.
     static func run(courier arguments: [String], within limit: Duration) async throws -> Outcome {
-        try await run(executable: courierExecutable(), arguments: arguments, within: limit)
+        try await run(executable: courierExecutable(), arguments: arguments, within: limit, stoppingAfter: false) { _ in }
     }
 
     /// Runs `executable` with `arguments` (in `directory` when given: a tool such as schemathesis
     /// keeps files where it runs) to its end; past `limit` it is killed and reported as hung.
+    ///
+    /// It runs under ``watcher`` (a tool is no `courier` helper watching its standard input), so
+    /// it ends when the test runner does, and when it is killed at the time limit.
     static func run(executable: URL, arguments: [String], directory: URL? = nil, within limit: Duration) async throws -> Outcome {
-        try await run(executable: executable, arguments: arguments, directory: directory, within: limit, stoppingAfter: false) { _ in }
+        try await run(
+            executable: TestTools.executable("python"), arguments: watched(executable, arguments), directory: directory, within: limit,
+            stoppingAfter: false
+        ) { _ in }
     }
+
+    /// The arguments for a Python interpreter that run `executable` with `arguments` under
+    /// ``watcher``; `grace` is how many seconds it has to exit after SIGTERM.
+    static func watched(_ executable: URL, _ arguments: [String], grace: Int = 10) -> [String] {
+        ["-c", watcher, String(grace), executable.path] + arguments
+    }
+
+    /// Runs the command in its arguments (after the grace period) and exits as it does, with its
+    /// status or by its signal. The command starts with the signal mask and handlers a fresh
+    /// process has (the test runner's threads block signals, and a child inherits that) and is
+    /// killed by the kernel if the watcher dies (`PR_SET_PDEATHSIG`: the time limit's SIGKILL
+    /// reaches it too). When the watcher's standard input ends (the runner closed it, or died), the
+    /// command gets SIGTERM, then SIGKILL after the grace period.
+    static let watcher = """
+        import ctypes, os, signal, subprocess, sys, threading
+        def reset():
+            signal.pthread_sigmask(signal.SIG_SETMASK, [])
+            for number in (signal.SIGTERM, signal.SIGINT, signal.SIGPIPE):
+                signal.signal(number, signal.SIG_DFL)
+        watcher = os.getpid()
+        def start():
+            reset()
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+            if os.getppid() != watcher:
+                os._exit(1)  # the watcher died before the request took effect
+        grace = int(sys.argv[1])
+        child = subprocess.Popen(sys.argv[2:], stdin=subprocess.DEVNULL, preexec_fn=start)
+        def watch():
+            while os.read(0, 65536):
+                pass
+            child.terminate()
+            try:
+                child.wait(timeout=grace)
+            except subprocess.TimeoutExpired:
+                child.kill()
+        threading.Thread(target=watch, daemon=True).start()
+        status = child.wait()
+        if status < 0:
+            try:
+                signal.signal(-status, signal.SIG_DFL)
+            except (OSError, ValueError):
+                pass  # SIGKILL and SIGSTOP have no handler to reset
+            signal.pthread_sigmask(signal.SIG_SETMASK, [])
+            os.kill(watcher, -status)
+        os._exit(status)  # not sys.exit: the watching thread may be in the middle of a read
+        """
 
     /// Runs `courier` with `arguments` beside `body`, which gets a way to ask whether the child
     /// still runs; when `body` returns, the child is sent SIGTERM and waited for, within `limit`

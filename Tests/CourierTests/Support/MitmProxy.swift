@@ -5,7 +5,7 @@ import Subprocess
 import SystemPackage
 
 /// `mitmdump` in reverse-proxy mode in front of a server, writing every exchange to a HAR file when
-/// it stops. It runs under a small Python watcher that reads a pipe from this process: when the
+/// it stops. It runs under ``ChildProcess/watcher``, which reads a pipe from this process: when the
 /// pipe closes (``stop()``, or this process dying) the watcher stops mitmdump with SIGTERM, which
 /// is when mitmproxy writes the HAR file. Spawned with swift-subprocess (see ``ChildProcess``).
 final class MitmProxy: Sendable {
@@ -29,10 +29,10 @@ final class MitmProxy: Sendable {
         let log = Locked("")
         let (ports, continuation) = AsyncStream.makeStream(of: Int?.self)
         let upstream = "\(upstreamURL.scheme ?? "http")://\(upstreamURL.host ?? "127.0.0.1"):\(upstreamURL.port ?? 80)"
-        let arguments = [
-            "-c", watcher, try TestTools.executable("mitmdump").path, "--mode", "reverse:\(upstream)", "--listen-host", "127.0.0.1",
-            "--listen-port", "0", "--set", "hardump=\(har.path)",
-        ]
+        // mitmproxy writes the HAR file when SIGTERM stops it: it gets a minute for that.
+        let arguments = ChildProcess.watched(
+            try TestTools.executable("mitmdump"),
+            ["--mode", "reverse:\(upstream)", "--listen-host", "127.0.0.1", "--listen-port", "0", "--set", "hardump=\(har.path)"], grace: 60)
         let python = try TestTools.executable("python")
         let pipe = try FileDescriptor.pipe()
         let input = Locked<FileDescriptor?>(pipe.writeEnd)
@@ -77,25 +77,6 @@ final class MitmProxy: Sendable {
         }
         return MitmProxy(url: url, input: input, running: running, log: log)
     }
-
-    /// Starts the command in its arguments with the signal mask and handlers a fresh process has
-    /// (the test runner's threads block signals, and a child inherits that), then stops it when its
-    /// standard input ends.
-    static let watcher = """
-        import signal, subprocess, sys
-        def reset():
-            signal.pthread_sigmask(signal.SIG_SETMASK, [])
-            for number in (signal.SIGTERM, signal.SIGINT):
-                signal.signal(number, signal.SIG_DFL)
-        reset()
-        child = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, preexec_fn=reset)
-        sys.stdin.read()
-        child.terminate()
-        try:
-            child.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            child.kill()
-        """
 
     /// Stops mitmdump and waits until it has written the HAR file.
     func stop() async {
