@@ -6,7 +6,7 @@ import NIOCore
 /// Routes for retry and deduplication tests.
 ///
 /// - `/flaky/{key}`, any method: the first `failures` requests for `key` (default 1) answer
-///   `status` (default 503) with `{"key", "attempt", "bodyLength"}`, and with `Retry-After: retry_after` (seconds)
+///   `status` (default 503; 200-599 but 204, 205 and 304, which have no body) with `{"key", "attempt", "bodyLength"}`, and with `Retry-After: retry_after` (seconds)
 ///   or, with `retry_after_date=N`, an HTTP date `N` seconds ahead; later ones answer 200 with
 ///   the same fields. Per-key counts: ``ImageStoreServer/flakyAttempts(_:)``.
 /// - `GET` or `POST /hold/{key}`: answers `{"key": key}` (or `size` pattern bytes, as `/bytes`
@@ -41,7 +41,10 @@ struct ResilienceRoutes {
         let query = request.uri.queryParameters
         let failures = query.get("failures").flatMap { Int($0) } ?? 1
         let status = query.get("status").flatMap { Int($0) } ?? 503
-        guard (200...599).contains(status) else { throw HTTPError(.badRequest, message: "status is between 200 and 599.") }
+        // A failure carries its JSON body, so a status that has none (204, 205, 304) is refused.
+        guard (200...599).contains(status), ![204, 205, 304].contains(status) else {
+            throw HTTPError(.badRequest, message: "status is between 200 and 599, and not 204, 205 or 304 (they have no body).")
+        }
         var request = request
         let body = try await request.collectBody(upTo: 64 << 20)
         let attempt = ledger.next(key)
