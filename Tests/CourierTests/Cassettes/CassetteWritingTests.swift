@@ -41,6 +41,35 @@ import Testing
         }
     }
 
+    /// Recordings from parallel tasks, scheduled writes and flushes of the app's own interleave:
+    /// the file stays one HAR document holding every exchange once.
+    @Test func parallelRecordingsAndFlushesLeaveEveryEntryOnceInTheFile() async throws {
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        let file = directory.url.appendingPathComponent("parallel.har")
+        let (tasks, each) = (8, 25)
+        try await withServer { server in
+            let cassette = try Cassette(file: file, mode: .all)
+            let client = server.client(RecordingTransport(wrapping: URLSessionTransport(), cassette: cassette)) { $0.deduplicatesRequests = false }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for task in 0..<tasks {
+                    group.addTask {
+                        for index in 0..<each {
+                            _ = try await client.send(Request<Data>(.get, "echo", query: ["t": .int(task), "i": .int(index)]))
+                            if index.isMultiple(of: 7) { try cassette.flush() }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            try cassette.flush()
+        }
+        let urls = try Self.entries(in: file).compactMap { ($0["request"] as? [String: Any])?["url"] as? String }
+        #expect(urls.count == tasks * each)
+        #expect(Set(urls).count == tasks * each, "every exchange once")
+        #expect(try Cassette(file: file, mode: .none).entryCount == tasks * each)
+    }
+
     @Test func aFileThatCannotBeWrittenFailsFlushUseAndTheRecordingsAfter() async throws {
         let directory = try TemporaryDirectory.created()
         defer { directory.remove() }
