@@ -21,6 +21,15 @@ extension Cassette {
         return CourierError(.cassetteMiss, message, url: request.url)
     }
 
+    /// The error for a ``ReplayTransport``'s request to a cassette that records everything (mode
+    /// `all`, or `once` on a file that was missing): it has nothing to replay.
+    func recordingMiss(_ request: TransportRequest) -> CourierError {
+        let message = "The cassette \(file.lastPathComponent) (mode \(mode)) is being recorded, so it has no answer for "
+            + "\(request.method) \(request.url.absoluteString) to replay. Replay from a cassette opened on the recorded file "
+            + "(mode once or none), or record through a RecordingTransport. Nothing was sent. The file is \(file.path)."
+        return CourierError(.cassetteMiss, message, url: request.url)
+    }
+
     /// The entry that differs from `request` in the fewest ways (the first of equals), with its differences.
     private func closest(to request: TransportRequest, among entries: [CassetteEntry]) -> (Int, [String])? {
         var best: (Int, [String])?

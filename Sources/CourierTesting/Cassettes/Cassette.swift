@@ -30,11 +30,17 @@ public final class Cassette: Sendable {
     public let matching: CassetteMatching
 
     private struct State {
+        /// The entries requests are matched against. A cassette that records everything matches
+        /// nothing, so it keeps only the ones not yet handed to the writer (a long recording's
+        /// bodies are not held for the cassette's life).
         var entries: [CassetteEntry]
         var used: [Bool]
         var redactor: Redactor
-        /// How many of `entries` have been handed to the writer (so are in the file, or failed to go there).
+        /// How many entries have been handed to the writer (so are in the file, or failed to go there).
         var handedToWriter = 0
+        /// How many entries were let go after they were handed to the writer: the first of
+        /// `entries` is entry number `dropped`.
+        var dropped = 0
         /// Whether a write is scheduled (``CassetteWriting``) for the entries recorded since.
         var writeScheduled = false
         /// Why the file could not be written; every later recording and ``flush()`` throws it.
@@ -109,7 +115,11 @@ public final class Cassette: Sendable {
     }
 
     /// The number of entries: the ones read from the file and the ones recorded since.
-    public var entryCount: Int { state.withLock { $0.entries.count } }
+    public var entryCount: Int { state.withLock { $0.dropped + $0.entries.count } }
+
+    /// How many entries are held in memory (for tests: a cassette that records everything lets
+    /// them go once they are handed to the writer).
+    package var heldEntryCount: Int { state.withLock { $0.entries.count } }
 
     /// The number of entries no request has been answered with yet (a test can require 0, so that
     /// a request the app stopped making does not go unnoticed).
@@ -129,7 +139,10 @@ public final class Cassette: Sendable {
     func plan(for request: TransportRequest, canRecord: Bool) -> Plan {
         state.withLock { state in
             let redacted = state.redactor.redact(request)
-            if canRecord, recordsEverything { return .record(redacted) }
+            if recordsEverything {
+                // A cassette being recorded answers nothing, not even what it recorded a moment ago.
+                return canRecord ? .record(redacted) : .miss(recordingMiss(redacted))
+            }
             let path = redacted.url.path
             let candidates = state.entries.indices.filter { index in
                 let recorded = state.entries[index].request
@@ -200,13 +213,22 @@ public final class Cassette: Sendable {
     /// ever after: the recordings after it fail too).
     public func flush() throws(CourierError) {
         try writer.withLock { (writer) throws(CourierError) in
-            let (batch, start) = try state.withLock { (state) throws(CourierError) -> ([CassetteEntry], Int) in
+            let (batch, start) = try state.withLock { [recordsEverything] (state) throws(CourierError) -> ([CassetteEntry], Int) in
                 if let error = state.writeError { throw error }
                 let start = state.handedToWriter
+                let total = state.dropped + state.entries.count
+                state.handedToWriter = total
+                if recordsEverything {
+                    // Nothing is matched against them: they go to the writer and are let go here.
+                    let batch = state.entries
+                    state.entries = []
+                    state.used = []
+                    state.dropped = total
+                    return (batch, start)
+                }
                 var batch: [CassetteEntry] = []
-                batch.reserveCapacity(state.entries.count - start)
+                batch.reserveCapacity(total - start)
                 batch.append(contentsOf: state.entries[start...])  // a copy: the next recording appends to `entries` in place
-                state.handedToWriter = state.entries.count
                 return (batch, start)
             }
             guard !batch.isEmpty else { return }

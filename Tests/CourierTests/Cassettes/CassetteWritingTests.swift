@@ -70,6 +70,35 @@ import Testing
         #expect(try Cassette(file: file, mode: .none).entryCount == tasks * each)
     }
 
+    /// A cassette that records everything lets its entries go once they are written (a long
+    /// recording does not hold every body), and a ReplayTransport gets nothing from it; one in
+    /// mode newEpisodes keeps them to match against.
+    @Test func aRecordingCassetteHoldsOnlyWhatIsNotWrittenYet() async throws {
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        let file = directory.url.appendingPathComponent("held.har")
+        try await withServer { server in
+            let cassette = try Cassette(file: file, mode: .all)
+            let client = server.client(RecordingTransport(wrapping: URLSessionTransport(), cassette: cassette))
+            for index in 0..<3 { _ = try await client.send(Request<Data>(.get, "echo", query: ["n": .int(index)])) }
+            try cassette.flush()
+            #expect(cassette.heldEntryCount == 0 && cassette.entryCount == 3)
+            _ = try await client.send(Request<Data>(.get, "echo", query: ["n": 3]))
+            try cassette.flush()
+            #expect(cassette.heldEntryCount == 0 && cassette.entryCount == 4 && cassette.unusedEntryCount == 0)
+            #expect(try Self.entries(in: file).count == 4)
+            let replay = APIClient(baseURL: server.baseURL, transport: ReplayTransport(cassette: cassette))
+            let miss = await #expect(throws: CourierError.self) { try await replay.send(Request<Data>(.get, "echo", query: ["n": 0])) }
+            #expect(miss?.kind == .cassetteMiss && miss?.message.contains("is being recorded") == true, "\(miss?.message ?? "")")
+
+            let more = try Cassette(file: file, mode: .newEpisodes)
+            _ = try await server.client(RecordingTransport(wrapping: URLSessionTransport(), cassette: more)).send(Request<Data>(.get, "echo", query: ["n": 4]))
+            try more.flush()
+            #expect(more.heldEntryCount == 5 && more.entryCount == 5)
+            #expect(try Self.entries(in: file).count == 5)
+        }
+    }
+
     @Test func aFileThatCannotBeWrittenFailsFlushUseAndTheRecordingsAfter() async throws {
         let directory = try TemporaryDirectory.created()
         defer { directory.remove() }
