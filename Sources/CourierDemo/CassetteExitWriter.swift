@@ -8,7 +8,9 @@ import Foundation
 /// moment after the recordings comes due.
 public enum CassetteExitWriter {
     /// Records `count` GETs from the server at `baseURL` into `file`, prints `recorded N`, and exits with status 0.
+    /// A negative `count` is an ``Courier/CourierError/Kind/invalidRequest`` error.
     public static func run(file: URL, baseURL: URL, count: Int) async throws -> Never {
+        guard count >= 0 else { throw CourierError(.invalidRequest, "A cassette writer records 0 GETs or more; \(count) is not a count.") }
         var configuration = ClientConfiguration(baseURL: baseURL)
         configuration.cache = nil
         configuration.errorPresenter = nil

@@ -32,15 +32,13 @@ public final class Cassette: Sendable {
     private struct State {
         /// The entries requests are matched against. A cassette that records everything matches
         /// nothing, so it keeps only the ones not yet handed to the writer (a long recording's
-        /// bodies are not held for the cassette's life).
+        /// bodies are not held for the cassette's life): its first entry is then number
+        /// `handedToWriter`.
         var entries: [CassetteEntry]
         var used: [Bool]
         var redactor: Redactor
         /// How many entries have been handed to the writer (so are in the file, or failed to go there).
         var handedToWriter = 0
-        /// How many entries were let go after they were handed to the writer: the first of
-        /// `entries` is entry number `dropped`.
-        var dropped = 0
         /// Whether a write is scheduled (``CassetteWriting``) for the entries recorded since.
         var writeScheduled = false
         /// Why the file could not be written; every later recording and ``flush()`` throws it.
@@ -115,7 +113,7 @@ public final class Cassette: Sendable {
     }
 
     /// The number of entries: the ones read from the file and the ones recorded since.
-    public var entryCount: Int { state.withLock { $0.dropped + $0.entries.count } }
+    public var entryCount: Int { state.withLock { [recordsEverything] in (recordsEverything ? $0.handedToWriter : 0) + $0.entries.count } }
 
     /// How many entries are held in memory (for tests: a cassette that records everything lets
     /// them go once they are handed to the writer).
@@ -216,19 +214,18 @@ public final class Cassette: Sendable {
             let (batch, start) = try state.withLock { [recordsEverything] (state) throws(CourierError) -> ([CassetteEntry], Int) in
                 if let error = state.writeError { throw error }
                 let start = state.handedToWriter
-                let total = state.dropped + state.entries.count
-                state.handedToWriter = total
                 if recordsEverything {
                     // Nothing is matched against them: they go to the writer and are let go here.
                     let batch = state.entries
                     state.entries = []
                     state.used = []
-                    state.dropped = total
+                    state.handedToWriter += batch.count
                     return (batch, start)
                 }
                 var batch: [CassetteEntry] = []
-                batch.reserveCapacity(total - start)
+                batch.reserveCapacity(state.entries.count - start)
                 batch.append(contentsOf: state.entries[start...])  // a copy: the next recording appends to `entries` in place
+                state.handedToWriter = state.entries.count
                 return (batch, start)
             }
             guard !batch.isEmpty else { return }

@@ -60,7 +60,7 @@ enum ChildProcess {
         ["-c", watcher, String(grace), executable.path] + arguments
     }
 
-    /// Runs the command in its arguments (after the grace period) and exits as it does, with its
+    /// Runs the command in its arguments (after the first, the grace period in seconds) and exits as it does, with its
     /// status or by its signal. The command starts with the signal mask and handlers a fresh
     /// process has (the test runner's threads block signals, and a child inherits that) and is
     /// killed by the kernel if the watcher dies (`PR_SET_PDEATHSIG`: the time limit's SIGKILL
