@@ -112,12 +112,9 @@ extension Outbox {
         do {
             try await store.database.write { db in
                 try Self.rollBack(write.undo, in: db)
-                try Self.delete(write.id, in: db)
+                try Self.delete(write.id, in: db, leaving: .discarded)
             }
             bodies.remove([write.bodyFile])
-            awaitedReceipts.withLock { awaited in
-                if awaited[write.id] != nil { awaited[write.id] = true }
-            }
         } catch {
             throw CourierError.store(error, path: store.path, doing: "drop a discarded write from its outbox")
         }
@@ -164,7 +161,7 @@ extension Outbox {
                 body, message, fields, write.enqueuedAt, Date(),
             ])
         try rollBack(write.undo, in: db)
-        try delete(write.id, in: db)
+        try delete(write.id, in: db, leaving: .deadLettered)
     }
 
     /// Moves a row that does not hold a write (a missing or mistyped column) to the dead letters
@@ -181,10 +178,28 @@ extension Outbox {
                 "This entry could not be read from the store file (a damaged or hand-edited row); it was not sent.", Date(), Date(), id,
             ])
         try db.execute(sql: "DELETE FROM courier_outbox WHERE id = ?", arguments: [id])
+        if !id.isNull { try note(.deadLettered, of: id, in: db) }
     }
 
     /// Removes the entry numbered `id`: the one statement every way out of the outbox ends with.
-    static func delete(_ id: Int64, in db: Database) throws {
+    /// `outcome`, when the entry leaves refused, is kept for its receipt (see ``note(_:of:in:)``).
+    static func delete(_ id: Int64, in db: Database, leaving outcome: OutboxOutcome? = nil) throws {
         try db.execute(sql: "DELETE FROM courier_outbox WHERE id = ?", arguments: [id])
+        if let outcome { try note(outcome, of: id, in: db) }
+    }
+
+    /// How long the outcome of an entry that left refused is kept when no receipt reads it (an
+    /// entry queued without waiting for its receipt).
+    static let outcomeLifetime: TimeInterval = 7 * 24 * 3_600
+
+    /// Keeps how entry `id` left the outbox refused, in the transaction that moved it, so its
+    /// receipt tells it even after the app removed the dead letter, and even when another outbox
+    /// on the same file made the move; outcomes older than ``outcomeLifetime`` go meanwhile.
+    /// A sent entry keeps nothing: no outcome reads as sent.
+    static func note(_ outcome: OutboxOutcome, of id: some DatabaseValueConvertible, in db: Database) throws {
+        let now = Date()
+        try db.execute(sql: "DELETE FROM courier_outbox_outcome WHERE endedAt < ?", arguments: [now.addingTimeInterval(-outcomeLifetime)])
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO courier_outbox_outcome (id, outcome, endedAt) VALUES (?, ?, ?)", arguments: [id, outcome.name, now])
     }
 }

@@ -20,6 +20,8 @@ extension Outbox {
                         id INTEGER PRIMARY KEY, scope TEXT NOT NULL, method TEXT NOT NULL, url TEXT NOT NULL,
                         idempotencyKey TEXT NOT NULL, statusCode INTEGER, body BLOB NOT NULL, message TEXT NOT NULL,
                         validationErrors BLOB, enqueuedAt DATETIME NOT NULL, failedAt DATETIME NOT NULL);
+                    CREATE TABLE IF NOT EXISTS courier_outbox_outcome (
+                        id INTEGER PRIMARY KEY, outcome TEXT NOT NULL, endedAt DATETIME NOT NULL);
                     """)
                 // Columns later releases added, for a file an earlier one made.
                 let columns = Set(try db.columns(in: "courier_outbox").map(\.name))
@@ -119,18 +121,26 @@ extension Outbox {
         }
     }
 
-    /// What became of `entry`: still queued, a dead letter, discarded, or sent (in neither table).
-    func outcome(of entry: OutboxEntry) async throws(CourierError) -> OutboxOutcome {
-        if awaitedReceipts.withLock({ $0[entry.id] == true }) { return .discarded }
+    /// What became of `entry`, for its receipt: still queued, or how it left the outbox (a dead
+    /// letter, discarded, or sent). How it left is read from the outcome the move wrote in its own
+    /// transaction (by this outbox or by another one on the same file), and forgotten once read.
+    package func receiptOutcome(of entry: OutboxEntry) async throws(CourierError) -> OutboxOutcome {
         do {
-            return try await store.database.read { db in
+            return try await store.database.write { db in
                 if try Bool.fetchOne(db, sql: "SELECT 1 FROM courier_outbox WHERE id = ?", arguments: [entry.id]) == true { return .queued }
-                if try Bool.fetchOne(db, sql: "SELECT 1 FROM courier_dead_letter WHERE id = ?", arguments: [entry.id]) == true { return .deadLettered }
-                return .sent
+                guard let name = try String.fetchOne(db, sql: "SELECT outcome FROM courier_outbox_outcome WHERE id = ?", arguments: [entry.id])
+                else { return .sent }
+                try db.execute(sql: "DELETE FROM courier_outbox_outcome WHERE id = ?", arguments: [entry.id])
+                return OutboxOutcome(name: name)
             }
         } catch {
             throw CourierError.store(error, path: store.path, doing: "read its outbox")
         }
+    }
+
+    /// How many outcomes of entries that left the outbox refused are kept for receipts, for tests.
+    package func keptOutcomeCount() async throws -> Int {
+        try await store.database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM courier_outbox_outcome") ?? 0 }
     }
 
     /// Removes a dead letter (the app has shown it, or made the write again).

@@ -54,14 +54,6 @@ public final class Outbox: Sendable {
     let runner = Locked(Runner())
     /// Streamed bodies, kept as files beside the store.
     let bodies: OutboxBodies
-    /// The entries whose ``OutboxReceipt`` an `enqueue(…, policy: .sendAtOnce)` is waiting to
-    /// give, and whether the conflict resolver discarded each (a discarded entry leaves no row to
-    /// tell by). Only those are kept: a discard nobody awaits leaves nothing behind.
-    let awaitedReceipts = Locked<[Int64: Bool]>([:])
-
-    /// How many receipts are awaited (see ``awaitedReceipts``), for tests.
-    package var awaitedReceiptCount: Int { awaitedReceipts.withLock { $0.count } }
-
     /// An outbox in `store`, sending through `client`: creates its tables if needed, and marks
     /// entries left in flight to be sent again. Make one per store.
     /// - Parameters:
@@ -113,10 +105,8 @@ public final class Outbox: Sendable {
             wake()
             return OutboxReceipt(entry: entry, outcome: .queued)
         }
-        awaitedReceipts.withLock { $0[entry.id] = false }
-        defer { awaitedReceipts.withLock { _ = $0.removeValue(forKey: entry.id) } }
         _ = try await flush(scope: scope, now: Date())
-        return OutboxReceipt(entry: entry, outcome: try await outcome(of: entry))
+        return OutboxReceipt(entry: entry, outcome: try await receiptOutcome(of: entry))
     }
 
     /// `request` as the outbox keeps it: as it would be sent now, without the client's

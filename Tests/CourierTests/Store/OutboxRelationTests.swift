@@ -107,17 +107,50 @@ import Testing
             // The discarded write's optimistic change is undone: the store shows the row it had.
             #expect(try await store.model(Image.self, uid: two)?.title == "two")
 
-            // A discard no receipt awaits leaves nothing behind in memory.
-            #expect(outbox.awaitedReceiptCount == 0)
+            // The discard is kept for a receipt (another outbox on the file may await it); the
+            // receipt of a discarded `sendAtOnce` reads its own and leaves the earlier one.
+            #expect(try await outbox.keptOutcomeCount() == 1)
             let receipt = try await outbox.enqueue(Self.rename(two, to: "stale", ifMatch: twoTag), policy: .sendAtOnce)
             #expect(receipt.outcome == .discarded)
-            #expect(outbox.awaitedReceiptCount == 0)
+            #expect(try await outbox.keptOutcomeCount() == 1)
 
             // Without a resolver, a conflict is a dead letter with the server's answer.
             let plain = try Outbox(store: store, client: client)
             try await plain.enqueue(Self.rename(two, to: "stale", ifMatch: twoTag))
             #expect(try await plain.flush().deadLettered == 1)
             #expect(try await plain.deadLetters().first?.statusCode == 412)
+        }
+    }
+
+    /// How an entry left the outbox is written in the move's own transaction, so a receipt tells
+    /// it whichever outbox on the file made the move, and after the app removed the dead letter.
+    @Test func aReceiptTellsHowAnEntryLeftWhicheverOutboxMovedIt() async throws {
+        try await withServer { server in
+            let client = OutboxTests.client(server.baseURL)
+            let store = try CourierStore.inMemory()
+            let refusing = try Outbox(store: store, client: client)
+            let discarding = try Outbox(store: store, client: client) { _ in .discard }
+            let (id, tag) = try await Self.image("one", on: client)
+            _ = try await client.send(Self.rename(id, to: "theirs"))
+
+            // Enqueued in one outbox, discarded by the other's flush.
+            let discarded = try await refusing.enqueue(Self.rename(id, to: "a", ifMatch: tag))
+            #expect(try await refusing.receiptOutcome(of: discarded.entry) == .queued)
+            #expect(try await discarding.flush().discarded == 1)
+            #expect(try await refusing.receiptOutcome(of: discarded.entry) == .discarded)
+
+            // Dead-lettered by the other's flush, and the dead letter removed before the receipt.
+            let buried = try await discarding.enqueue(Self.rename(id, to: "b", ifMatch: tag))
+            #expect(try await refusing.flush().deadLettered == 1)
+            try await refusing.removeDeadLetter(buried.entry.id)
+            #expect(try await discarding.receiptOutcome(of: buried.entry) == .deadLettered)
+
+            // A receipt reads its outcome once; a sent entry keeps none.
+            #expect(try await refusing.keptOutcomeCount() == 0)
+            let sent = try await refusing.enqueue(Self.rename(id, to: "c"))
+            #expect(try await discarding.flush().sent == 1)
+            #expect(try await refusing.receiptOutcome(of: sent.entry) == .sent)
+            #expect(try await refusing.keptOutcomeCount() == 0)
         }
     }
 
