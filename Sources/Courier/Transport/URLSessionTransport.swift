@@ -36,17 +36,8 @@ public final class URLSessionTransport: HTTPTransport {
         let configuration = configuration.copy() as? URLSessionConfiguration ?? .default
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        let queue = OperationQueue()
-        queue.name = "Courier.URLSessionTransport"
-        queue.maxConcurrentOperationCount = 1
         delegate = URLSessionTransportDelegate(challengeHandler: challengeHandler)
-        // Callbacks run on one serial dispatch queue rather than on the concurrent queue an
-        // OperationQueue makes for itself, which measured slower with many requests at once
-        // (`courier-bench transport`, URLSession at concurrency 32). The delegate owns the queue:
-        // swift-corelibs-foundation does not retain it, and the session keeps its delegate until
-        // every task has ended.
-        queue.underlyingQueue = delegate.callbackQueue
-        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: SerialCallbackQueue())
     }
 
     /// Requests whose URLSession task has not yet reported its completion.

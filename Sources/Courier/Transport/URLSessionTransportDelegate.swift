@@ -8,8 +8,6 @@ import FoundationNetworking
 final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private let exchanges = Locked<[Int: URLSessionExchange]>([:])
     private let challengeHandler: URLSessionTransport.ChallengeHandler?
-    /// The serial queue the session's delegate `OperationQueue` runs callbacks on.
-    let callbackQueue = DispatchQueue(label: "Courier.URLSessionTransport.callbacks")
 
     init(challengeHandler: URLSessionTransport.ChallengeHandler?) {
         self.challengeHandler = challengeHandler
