@@ -30,6 +30,10 @@ struct BenchOptions: Sendable {
     /// Whether the measurement called `name` is selected.
     func selects(_ name: String) -> Bool { only.map { name.contains($0) } ?? true }
 
+    /// Whether any line of the group `prefix` is selected: `--only` is in its name, or names one
+    /// of its lines (`--only overhead.instructions.urlsession` selects `overhead.instructions`).
+    func selectsAny(under prefix: String) -> Bool { only.map { prefix.contains($0) || $0.hasPrefix(prefix) } ?? true }
+
     /// `count` scaled, at least `minimum`.
     func scaled(_ count: Int, minimum: Int = 8) -> Int { max(minimum, Int(Double(count) * scale)) }
 }

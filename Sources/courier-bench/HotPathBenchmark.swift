@@ -54,7 +54,7 @@ struct HotPathBenchmark {
     /// Instructions per request at concurrency 1: two callgrind runs of the probe that differ only
     /// in the number of requests, so process start and warm-up cancel out.
     private func instructions(_ probe: URL, _ server: ImageStoreServer) async throws {
-        guard options.selects("overhead.instructions") else { return }
+        guard options.selectsAny(under: "overhead.instructions") else { return }
         guard let valgrind = Self.which("valgrind") else {
             print("overhead.instructions skipped: valgrind is not installed (apt-get install valgrind)")
             return
