@@ -177,13 +177,12 @@ extension Outbox {
             arguments: [
                 "This entry could not be read from the store file (a damaged or hand-edited row); it was not sent.", Date(), Date(), id,
             ])
-        try db.execute(sql: "DELETE FROM courier_outbox WHERE id = ?", arguments: [id])
-        if !id.isNull { try note(.deadLettered, of: id, in: db) }
+        try delete(id, in: db, leaving: .deadLettered)
     }
 
     /// Removes the entry numbered `id`: the one statement every way out of the outbox ends with.
     /// `outcome`, when the entry leaves refused, is kept for its receipt (see ``note(_:of:in:)``).
-    static func delete(_ id: Int64, in db: Database, leaving outcome: OutboxOutcome? = nil) throws {
+    static func delete(_ id: some DatabaseValueConvertible, in db: Database, leaving outcome: OutboxOutcome? = nil) throws {
         try db.execute(sql: "DELETE FROM courier_outbox WHERE id = ?", arguments: [id])
         if let outcome { try note(outcome, of: id, in: db) }
     }
@@ -195,8 +194,10 @@ extension Outbox {
     /// Keeps how entry `id` left the outbox refused, in the transaction that moved it, so its
     /// receipt tells it even after the app removed the dead letter, and even when another outbox
     /// on the same file made the move; outcomes older than ``outcomeLifetime`` go meanwhile.
-    /// A sent entry keeps nothing: no outcome reads as sent.
+    /// A sent entry keeps nothing: no outcome reads as sent. A damaged row without a number
+    /// keeps nothing either (no receipt can ask for it).
     static func note(_ outcome: OutboxOutcome, of id: some DatabaseValueConvertible, in db: Database) throws {
+        guard !id.databaseValue.isNull else { return }
         let now = Date()
         try db.execute(sql: "DELETE FROM courier_outbox_outcome WHERE endedAt < ?", arguments: [now.addingTimeInterval(-outcomeLifetime)])
         try db.execute(
