@@ -161,6 +161,9 @@ let package = Package(
             // document (openapi.yaml links to ImageStoreServer's), at build time.
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
+        // The watcher the tests run their tools from PyPI under (mitmproxy, schemathesis, pip): C,
+        // for what a child must do between fork and exec. Test machinery: no product names it.
+        .executableTarget(name: "courier-watch", path: "Tests/CourierWatch"),
         .testTarget(
             name: "CourierTests",
             dependencies: [

@@ -220,6 +220,18 @@ import Testing
         func clear() throws { cleared.withLock { $0 = true } }
     }
 
+    /// The Keychain store's errors (Apple platforms) say what happened in words an app can act
+    /// on; an item that is not Courier's credentials is an error that says so, not a crash.
+    @Test func keychainErrorsSayWhatHappened() throws {
+        #expect(KeychainError(status: -25308).description.contains("device is locked"))
+        #expect(KeychainError(status: -34018).description.contains("entitle"))
+        #expect(KeychainError(status: -1).description == "A Keychain call failed: the call returned OSStatus -1.")
+        let credentials = Credentials(headers: ["access-token": "t"], origin: "https://api.example.com")
+        #expect(try KeychainError.decoded(JSONEncoder().encode(credentials), service: "s", account: "a") == credentials)
+        let unreadable = #expect(throws: KeychainError.self) { try KeychainError.decoded(Data("not json".utf8), service: "app", account: "me") }
+        #expect(unreadable?.status == 0 && unreadable?.description.contains("app/me (8 bytes)") == true, "\(String(describing: unreadable))")
+    }
+
     @Test func anUnreadableStoreIsNotWiped() {
         let store = LockedStore()
         let client = APIClient(configuration: {

@@ -4,7 +4,7 @@ import Testing
 /// Values the app set wrongly get a clear error before anything is sent, on both transports. The
 /// requests run in a `courier bad-input-probe` process: before these checks some of them killed the
 /// process, and a crash must fail this test alone.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(5)))
 struct BadInputTests {
     /// Case name → the kind it must get and words its message must hold.
     static let expected: [String: (kind: String, words: [String])] = [

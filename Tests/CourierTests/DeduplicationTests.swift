@@ -5,7 +5,7 @@ import Testing
 
 /// In-flight deduplication against the sample server: identical requests share one exchange,
 /// each caller keeps its own response, and cancellation leaves the others alone.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct DeduplicationTests {
     struct Held: Decodable, Sendable { let key: String }
 

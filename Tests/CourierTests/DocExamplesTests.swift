@@ -7,7 +7,7 @@ import Testing
 
 /// The code the DocC articles show (the `CourierExamples` target) does what the articles say,
 /// against the sample server.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct DocExamplesTests {
     @Test func cacheOptionsAnswerFromWhereTheArticleSays() async throws {
         try await withServer { server in

@@ -9,7 +9,7 @@ import Tracing
 
 /// Metrics through swift-metrics' `TestMetrics` and spans through swift-distributed-tracing's
 /// `InMemoryTracer`, given to the client (the global bootstrap is once per process).
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct ObservabilityTests {
     struct Held: Decodable, Sendable { let key: String }
 

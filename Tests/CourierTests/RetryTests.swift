@@ -6,7 +6,7 @@ import Testing
 
 /// Retries against the sample server's `/flaky/{key}` route, which fails a chosen number of times:
 /// the server counts the attempts, an injected sleeper records the delays (nothing waits).
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct RetryTests {
     struct Flaky: Decodable, Sendable {
         let key: String

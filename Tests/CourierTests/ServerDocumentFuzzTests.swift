@@ -6,14 +6,14 @@ import Glibc
 import Darwin
 #endif
 
-/// schemathesis (PyPI, `Scripts/install-test-tools.sh`) generates requests from the sample server's
+/// schemathesis (PyPI, installed on first use by `TestTools`) generates requests from the sample server's
 /// own OpenAPI document (`/openapi.yaml`) and checks the answers against it: no 5xx (but from the
 /// route that fails on purpose), and every status, content type, header and body as documented
 /// (`Scripts/schemathesis.toml`). The server runs in a child process, so a request that crashes it
 /// fails this test and not the run.
 @Suite struct ServerDocumentFuzzTests {
     @Test func schemathesisFindsTheServerTrueToItsDocument() async throws {
-        let schemathesis = try TestTools.executable("st", in: "test-schemathesis")
+        let schemathesis = try await TestTools.executable("st", in: .schemathesis)
         let directory = try TemporaryDirectory.created()
         defer { directory.remove() }
         let port = try Self.freePort()

@@ -18,7 +18,7 @@ import Testing
     /// What the frameworks answered, per framework.
     static func frameworkAnswers() async throws -> [String: [Case]] {
         let script = TestTools.root.appendingPathComponent("Scripts/validation-errors.py").path
-        return try JSONDecoder().decode([String: [Case]].self, from: await TestTools.runPython([script], in: "test-frameworks"))
+        return try JSONDecoder().decode([String: [Case]].self, from: await TestTools.runPython([script], in: .frameworks))
     }
 
     /// The error a client gets when the server answers `answer`.

@@ -29,7 +29,7 @@ public struct KeychainCredentialStore: CredentialStore {
         let status = SecItemCopyMatching(query as CFDictionary, &result)
         if status == errSecItemNotFound { return nil }
         guard status == errSecSuccess, let data = result as? Data else { throw KeychainError(status: status) }
-        return try JSONDecoder().decode(Credentials.self, from: data)
+        return try KeychainError.decoded(data, service: service, account: account)
     }
 
     /// Adds or replaces the item.
@@ -51,11 +51,5 @@ public struct KeychainCredentialStore: CredentialStore {
         let status = SecItemDelete(query as CFDictionary)
         guard status == errSecSuccess || status == errSecItemNotFound else { throw KeychainError(status: status) }
     }
-}
-
-/// A Keychain call failed.
-public struct KeychainError: Error, Sendable {
-    /// The `OSStatus` the call returned.
-    public let status: OSStatus
 }
 #endif

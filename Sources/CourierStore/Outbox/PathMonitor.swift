@@ -16,14 +16,10 @@ final class PathMonitor: @unchecked Sendable {
     /// Starts watching; `back` runs (on a private queue) each time the path turns usable.
     init(back: @escaping @Sendable () -> Void) {
         #if canImport(Network)
-        let usable = Locked(false)
+        let recovery = Locked(PathRecovery())
         monitor.pathUpdateHandler = { path in
             let isUsable = path.status == .satisfied
-            let cameBack = usable.withLock { was in
-                defer { was = isUsable }
-                return isUsable && !was
-            }
-            if cameBack { back() }
+            if recovery.withLock({ $0.update(usable: isUsable) }) { back() }
         }
         monitor.start(queue: DispatchQueue(label: "Courier.Outbox.PathMonitor"))
         #endif
@@ -34,5 +30,20 @@ final class PathMonitor: @unchecked Sendable {
         #if canImport(Network)
         monitor.cancel()
         #endif
+    }
+}
+
+/// When a network path "came back", from the usable/unusable states a monitor reports: on a turn
+/// from unusable (or from the start) to usable, and not again while it stays usable. Kept apart from
+/// `NWPathMonitor` so that it is tested on every platform.
+package struct PathRecovery: Sendable {
+    private var usable = false
+
+    package init() {}
+
+    /// Takes the path's new state; whether it came back with it.
+    package mutating func update(usable isUsable: Bool) -> Bool {
+        defer { usable = isUsable }
+        return isUsable && !usable
     }
 }

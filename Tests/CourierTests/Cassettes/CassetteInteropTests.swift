@@ -6,7 +6,7 @@ import Testing
 
 /// Cassettes and other tools' HAR files, both ways: a HAR mitmproxy records in front of the sample
 /// server replays in Courier; a cassette Courier records is read by mitmproxy's HAR loader and by
-/// haralyzer. The tools come from PyPI (`Scripts/install-test-tools.sh`, which `.ci/run` runs).
+/// haralyzer. The tools come from PyPI, installed on first use (`TestTools`).
 @Suite struct CassetteInteropTests {
     /// What a test compares: status, content type and body of each answer.
     static func answers(_ client: APIClient) async throws -> [CassetteTests.Answer] {

@@ -218,7 +218,7 @@ import Testing
 
     /// Started, an outbox whose writes wait (a long backoff) sends them as soon as the client's
     /// next request to the same origin is answered, not after the backoff.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func theClientsNextAnsweredRequestSendsWritesWaitingForThatServer() async throws {
         let directory = try TemporaryDirectory.created()
         defer { directory.remove() }
@@ -308,7 +308,7 @@ import Testing
 
     /// The README's outbox: an optimistic rename on a stale version is made again by the resolver
     /// on the current one, and the started outbox sends it by itself.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func theReadmeExampleResolvesAConflictWithTheOptimisticTitle() async throws {
         try await withServer { server in
             let client = OutboxTests.client(server.baseURL)
@@ -376,7 +376,7 @@ import Testing
 
     /// A resolver whose replacement conflicts again is not asked again in the same flush: the
     /// entry waits its backoff, so a stale resolver cannot loop against the server.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func aReplacementThatConflictsAgainWaits() async throws {
         try await withServer { server in
             let client = OutboxTests.client(server.baseURL)

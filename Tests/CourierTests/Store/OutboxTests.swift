@@ -197,7 +197,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func sendAtOnceSendsOrKeepsAndTheQueueCanBeWatched() async throws {
         try await withServer { server in
             let outbox = try Outbox(store: try CourierStore.inMemory(), client: Self.client(server.baseURL))
@@ -235,9 +235,17 @@ import Testing
         #expect(try await outbox.entries().map(\.url.path) == ["/documents/k"])
     }
 
+    /// The path monitor's trigger (Apple platforms) fires when a path turns usable, once, and
+    /// again only after it was lost.
+    @Test func aPathComesBackOnceEachTimeItTurnsUsable() {
+        var recovery = PathRecovery()
+        let seen = [true, true, false, false, true, true, false, true].map { recovery.update(usable: $0) }
+        #expect(seen == [true, false, false, false, true, false, false, true])
+    }
+
     /// Started, the outbox sends by itself: it retries while the server is away (its backoff) and
     /// sends everything once the server is back, with no flush called.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func aStartedOutboxSendsByItselfWhenTheServerComesBack() async throws {
         let directory = try TemporaryDirectory.created()
         defer { directory.remove() }

@@ -39,66 +39,28 @@ enum ChildProcess {
 
     /// Runs `courier` with `arguments` to its end, within `limit`.
     static func run(courier arguments: [String], within limit: Duration) async throws -> Outcome {
-        try await run(executable: courierExecutable(), arguments: arguments, within: limit, stoppingAfter: false) { _ in }
+        try await run(executable: courierExecutable(), arguments: arguments, within: limit, stoppingAfter: false, ownGroup: false) { _ in }
     }
 
     /// Runs `executable` with `arguments` (in `directory` when given: a tool such as schemathesis
     /// keeps files where it runs) to its end; past `limit` it is killed and reported as hung.
     ///
-    /// It runs under ``watcher`` (a tool is no `courier` helper watching its standard input), so
-    /// it ends when the test runner does, and when it is killed at the time limit.
+    /// It runs under `courier-watch` (a tool is no `courier` helper watching its standard input;
+    /// see `Tests/CourierWatch/main.c`), in a process group of its own, so it ends when the test
+    /// runner does, and the time limit's SIGKILL reaches it and everything it started.
     static func run(executable: URL, arguments: [String], directory: URL? = nil, within limit: Duration) async throws -> Outcome {
         try await run(
-            executable: TestTools.executable("python"), arguments: watched(executable, arguments), directory: directory, within: limit,
-            stoppingAfter: false
+            executable: builtExecutable("courier-watch"), arguments: watched(executable, arguments), directory: directory, within: limit,
+            stoppingAfter: false, ownGroup: true
         ) { _ in }
     }
 
-    /// The arguments for a Python interpreter that run `executable` with `arguments` under
-    /// ``watcher``; `grace` is how many seconds it has to exit after SIGTERM.
+    /// The arguments for `courier-watch` that run `executable` with `arguments` under it; `grace`
+    /// is how many seconds the command has to exit after SIGTERM once the watcher's standard input
+    /// ends.
     static func watched(_ executable: URL, _ arguments: [String], grace: Int = 10) -> [String] {
-        ["-c", watcher, String(grace), executable.path] + arguments
+        [String(grace), executable.path] + arguments
     }
-
-    /// Runs the command in its arguments (after the first, the grace period in seconds) and exits as it does, with its
-    /// status or by its signal. The command starts with the signal mask and handlers a fresh
-    /// process has (the test runner's threads block signals, and a child inherits that) and is
-    /// killed by the kernel if the watcher dies (`PR_SET_PDEATHSIG`: the time limit's SIGKILL
-    /// reaches it too). When the watcher's standard input ends (the runner closed it, or died), the
-    /// command gets SIGTERM, then SIGKILL after the grace period.
-    static let watcher = """
-        import ctypes, os, signal, subprocess, sys, threading
-        def reset():
-            signal.pthread_sigmask(signal.SIG_SETMASK, [])
-            for number in (signal.SIGTERM, signal.SIGINT, signal.SIGPIPE):
-                signal.signal(number, signal.SIG_DFL)
-        watcher = os.getpid()
-        def start():
-            reset()
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-            if os.getppid() != watcher:
-                os._exit(1)  # the watcher died before the request took effect
-        grace = int(sys.argv[1])
-        child = subprocess.Popen(sys.argv[2:], stdin=subprocess.DEVNULL, preexec_fn=start)
-        def watch():
-            while os.read(0, 65536):
-                pass
-            child.terminate()
-            try:
-                child.wait(timeout=grace)
-            except subprocess.TimeoutExpired:
-                child.kill()
-        threading.Thread(target=watch, daemon=True).start()
-        status = child.wait()
-        if status < 0:
-            try:
-                signal.signal(-status, signal.SIG_DFL)
-            except (OSError, ValueError):
-                pass  # SIGKILL and SIGSTOP have no handler to reset
-            signal.pthread_sigmask(signal.SIG_SETMASK, [])
-            os.kill(watcher, -status)
-        os._exit(status)  # not sys.exit: the watching thread may be in the middle of a read
-        """
 
     /// Runs `courier` with `arguments` beside `body`, which gets a way to ask whether the child
     /// still runs; when `body` returns, the child is sent SIGTERM and waited for, within `limit`
@@ -106,11 +68,14 @@ enum ChildProcess {
     static func run(
         courier arguments: [String], within limit: Duration, beside body: (_ isRunning: @escaping @Sendable () -> Bool) async throws -> Void
     ) async throws -> Outcome {
-        try await run(executable: courierExecutable(), arguments: arguments, within: limit, stoppingAfter: true, beside: body)
+        try await run(executable: courierExecutable(), arguments: arguments, within: limit, stoppingAfter: true, ownGroup: false, beside: body)
     }
 
-    private static func run(
-        executable: URL, arguments: [String], directory: URL? = nil, within limit: Duration, stoppingAfter: Bool,
+    /// Runs `executable` itself (no watcher) beside `body`; when `body` returns the child is sent
+    /// SIGTERM if `stoppingAfter`, and waited for, within `limit` in all; in its own process group
+    /// if `ownGroup`, which the time limit's SIGKILL then reaches whole.
+    static func run(
+        executable: URL, arguments: [String], directory: URL? = nil, within limit: Duration, stoppingAfter: Bool, ownGroup: Bool,
         beside body: (_ isRunning: @escaping @Sendable () -> Bool) async throws -> Void
     ) async throws -> Outcome {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("courier-child-\(UUID().uuidString)")
@@ -127,14 +92,16 @@ enum ChildProcess {
         defer { try? input.writeEnd.close() }
         let child = Locked<(pid: pid_t?, ended: Bool, timedOut: Bool)>((nil, false, false))
         let started = AsyncEvent()
-        let running = Task { () throws -> TerminationStatus in
+        var options = PlatformOptions()
+        if ownGroup { options.processGroupID = 0 }  // a group of its own, whose id is its process id
+        let running = Task { [options] () throws -> TerminationStatus in
             defer {
                 child.withLock { $0.ended = true }
                 started.signal()  // also when it could not start
             }
             return try await Subprocess.run(
                 .path(FilePath(executable.path)), arguments: Arguments(arguments), workingDirectory: directory.map { FilePath($0.path) },
-                input: .fileDescriptor(input.readEnd, closeAfterSpawningProcess: true),
+                platformOptions: options, input: .fileDescriptor(input.readEnd, closeAfterSpawningProcess: true),
                 output: .fileDescriptor(output, closeAfterSpawningProcess: true), error: .fileDescriptor(errors, closeAfterSpawningProcess: true)
             ) { execution in
                 child.withLock { $0.pid = execution.processIdentifier.value }
@@ -150,7 +117,9 @@ enum ChildProcess {
             if child.withLock({ state in
                 state.timedOut = !state.ended
                 return state.timedOut
-            }) { send(SIGKILL) }
+            }) {
+                if ownGroup, let pid = child.withLock({ $0.pid }) { kill(-pid, SIGKILL) } else { send(SIGKILL) }
+            }
         }
         defer { watchdog.cancel() }
         await started.wait()

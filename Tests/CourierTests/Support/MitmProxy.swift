@@ -5,8 +5,8 @@ import Subprocess
 import SystemPackage
 
 /// `mitmdump` in reverse-proxy mode in front of a server, writing every exchange to a HAR file when
-/// it stops. It runs under ``ChildProcess/watcher``, which reads a pipe from this process: when the
-/// pipe closes (``stop()``, or this process dying) the watcher stops mitmdump with SIGTERM, which
+/// it stops. It runs under `courier-watch` (``ChildProcess/watched(_:_:grace:)``), which reads a pipe
+/// from this process: when the pipe closes (``stop()``, or this process dying) the watcher stops mitmdump with SIGTERM, which
 /// is when mitmproxy writes the HAR file. Spawned with swift-subprocess (see ``ChildProcess``).
 final class MitmProxy: Sendable {
     /// Where requests go to reach the server through the proxy.
@@ -31,15 +31,15 @@ final class MitmProxy: Sendable {
         let upstream = "\(upstreamURL.scheme ?? "http")://\(upstreamURL.host ?? "127.0.0.1"):\(upstreamURL.port ?? 80)"
         // mitmproxy writes the HAR file when SIGTERM stops it: it gets a minute for that.
         let arguments = ChildProcess.watched(
-            try TestTools.executable("mitmdump"),
+            try await TestTools.executable("mitmdump"),
             ["--mode", "reverse:\(upstream)", "--listen-host", "127.0.0.1", "--listen-port", "0", "--set", "hardump=\(har.path)"], grace: 60)
-        let python = try TestTools.executable("python")
+        let watcher = try builtExecutable("courier-watch")
         let pipe = try FileDescriptor.pipe()
         let input = Locked<FileDescriptor?>(pipe.writeEnd)
         let running = Task {
             // Its log lines (the port) reach the pipe as they are written.
             _ = try? await Subprocess.run(
-                .path(FilePath(python.path)), arguments: Arguments(arguments), environment: .inherit.updating(["PYTHONUNBUFFERED": "1"]),
+                .path(FilePath(watcher.path)), arguments: Arguments(arguments), environment: .inherit.updating(["PYTHONUNBUFFERED": "1"]),
                 input: .fileDescriptor(pipe.readEnd, closeAfterSpawningProcess: true), output: .sequence, error: .combinedWithOutput
             ) { execution in
                 for try await buffer in execution.standardOutput {

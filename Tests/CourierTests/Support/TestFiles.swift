@@ -50,12 +50,18 @@ extension APIClient {
 
 /// The `courier` tool built beside the test bundle (crash and memory tests run it as a child).
 func courierExecutable() throws -> URL {
+    try builtExecutable("courier")
+}
+
+/// An executable of this package built beside the test bundle: `courier`, or `courier-watch`
+/// (the watcher the tests run their tools under).
+func builtExecutable(_ name: String) throws -> URL {
     let candidates = [
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("courier"),
-        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("courier"),
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name),
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent(name),
     ]
     guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-        throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "the courier tool is not built beside the tests"])
+        throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "\(name) is not built beside the tests (swift build --build-tests builds it)"])
     }
     return found
 }
