@@ -1,53 +1,21 @@
 import AsyncHTTPClient
 import Courier
+import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 extension AsyncHTTPClientTransport: CallbackTransport {
-    /// Starts the exchange and calls `completion` with its outcome.
+    /// Starts the exchange on async-http-client's delegate API, whatever the request: a body in
+    /// memory or streamed from files, an answer gathered in memory or handed on as it arrives
+    /// (``Courier/TransportRequest/streamsBody``), with backpressure both ways. `completion` is
+    /// called once: with the whole response, or at the head of a streamed 2xx body, or with the
+    /// failure.
     ///
-    /// ``Courier/TransportRequest/timeout`` is a deadline for the whole exchange, the body
-    /// included; when it passes, the exchange fails with ``Courier/CourierError/Kind/timedOut``.
-    /// - An exchange whose bodies are in memory (most API calls) runs on async-http-client's
-    ///   delegate API (``startBuffered(_:observer:completion:)``), whose deadline covers the body.
-    /// - A streamed body with upload progress, or a download to a file, runs in a task of its own
-    ///   started on the calling thread (async-http-client's async API, whose deadline ends when
-    ///   the response head arrives): an entry in ``DeadlineMonitor`` cancels that task when the
-    ///   deadline passes. The task is the exchange's alone, so the deadline can cancel it without
-    ///   cancelling anyone's task.
+    /// ``Courier/TransportRequest/timeout`` is an idle timeout, as on ``Courier/URLSessionTransport``:
+    /// the exchange fails with ``Courier/CourierError/Kind/timedOut`` when that long passes with
+    /// nothing sent or received (waiting for a reader that is behind does not count).
     package func start(
-        _ request: TransportRequest, observer: TransferObserver,
-        completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
-    ) -> TransportCancellation {
-        // Upload progress needs the body streamed in pieces, a download a file: both stay on the task path.
-        if request.bodyStream == nil, request.downloadDestination == nil, observer.upload == nil || (request.body?.isEmpty ?? true) {
-            return startBuffered(request, observer: observer, completion: completion)
-        }
-        let wire = wireRequest(for: request, observer: observer)
-        let control = ExchangeControl()
-        let deadline = ContinuousClock.now + .nanoseconds(request.timeoutNanoseconds)
-        let run: @Sendable () async -> Void = {
-            let entry = DeadlineMonitor.shared.register(deadline) { control.expire() }
-            let result: Result<TransportResponse, any Error>
-            do {
-                result = .success(try await self.exchange(wire, request: request, observer: observer))
-            } catch {
-                result = .failure(Self.courierError(for: control.expired ? DeadlineExceeded() : error, request: request))
-            }
-            DeadlineMonitor.shared.remove(entry)
-            completion(result)
-        }
-        let task = Task.startingHere { await run() }
-        control.attach { task.cancel() }
-        return { control.cancel() }
-    }
-}
-
-extension AsyncHTTPClientTransport {
-    /// Sends a request whose body is in memory and whose answer is read into memory, through
-    /// async-http-client's delegate API: no Swift task, no async body stream, and the URL goes in
-    /// already parsed. async-http-client's deadline covers the whole exchange, body included.
-    func startBuffered(
         _ request: TransportRequest, observer: TransferObserver,
         completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
     ) -> TransportCancellation {
@@ -59,65 +27,82 @@ extension AsyncHTTPClientTransport {
         }
         let wire: HTTPClient.Request
         do {
-            let body = request.body.flatMap { $0.isEmpty ? nil : HTTPClient.Body.bytes($0) }
-            wire = try HTTPClient.Request(url: request.url, method: .init(rawValue: request.method.rawValue), headers: headers, body: body)
+            wire = try HTTPClient.Request(
+                url: request.url, method: .init(rawValue: request.method.rawValue), headers: headers, body: requestBody(request, observer: observer))
         } catch {
             completion(.failure(Self.courierError(for: error, request: request)))
             return {}
         }
-        let delegate = BufferingResponseDelegate(transport: self, request: request, observer: observer)
-        let task = client.execute(
-            request: wire, delegate: delegate, eventLoop: .indifferent, deadline: .now() + .nanoseconds(request.timeoutNanoseconds))
-        task.futureResult.whenComplete { result in
-            completion(result.mapError { error in
-                let (headReceived, received, expected) = delegate.progress
-                let cause: any Error = headReceived && !(error is CourierError)
-                    ? BodyInterrupted(underlying: error, received: received, expected: expected) : error
-                return Self.courierError(for: cause, request: request)
-            })
-        }
+        let delegate = ResponseDelegate(transport: self, request: request, observer: observer, completion: completion)
+        let task = client.execute(request: wire, delegate: delegate, eventLoop: .indifferent, deadline: nil)
+        delegate.started(task)
+        task.futureResult.whenComplete { delegate.ended($0) }
         return { task.cancel() }
+    }
+
+    /// The request body as async-http-client takes it: bytes in memory as they are, or, when the
+    /// body is streamed or upload progress is observed, pieces of ``uploadChunkSize`` read one at a
+    /// time (off the event loop) as the connection takes them.
+    private func requestBody(_ request: TransportRequest, observer: TransferObserver) -> HTTPClient.Body? {
+        let streamed: StreamedBody
+        if let stream = request.bodyStream {
+            streamed = stream
+        } else if let body = request.body, !body.isEmpty {
+            guard observer.upload != nil else { return .bytes(body) }
+            streamed = StreamedBody(segments: [.bytes(body)], contentType: "")
+        } else {
+            return nil
+        }
+        let chunkSize = uploadChunkSize
+        let progress = observer.upload
+        let loops = client.eventLoopGroup
+        return .stream(contentLength: streamed.length) { writer in
+            UploadPump(body: streamed, chunkSize: chunkSize, progress: progress, writer: writer).run(on: loops.any())
+        }
     }
 }
 
-/// Stops an exchange on request or at its deadline, including a request that comes before the
-/// way to stop it is known (a task started with `Task.immediate` runs before its handle is
-/// returned; a caller can be cancelled before its exchange has started).
-final class ExchangeControl: Sendable {
-    private struct State {
-        var stop: (@Sendable () -> Void)?
-        var cancelled = false
-        var expired = false
+/// Feeds a body to async-http-client a piece at a time: each piece is read on NIO's thread pool
+/// (a file read never blocks an event loop) and the next is read only once the connection has
+/// taken the last, so a large upload never sits in memory. Progress is reported as each piece goes.
+private final class UploadPump: Sendable {
+    private let reader: Locked<StreamedBody.Iterator>
+    private let total: Int64
+    private let progress: ProgressHandler?
+    private let writer: HTTPClient.Body.StreamWriter
+    private let sent = Locked<Int64>(0)
+
+    init(body: StreamedBody, chunkSize: Int, progress: ProgressHandler?, writer: HTTPClient.Body.StreamWriter) {
+        reader = Locked(body.chunks(size: chunkSize).makeIterator())
+        total = body.length
+        self.progress = progress
+        self.writer = writer
     }
 
-    private let state = Locked(State())
+    /// Writes every piece; the future fails with the first read or write failure.
+    func run(on loop: any EventLoop) -> EventLoopFuture<Void> {
+        progress?(TransferProgress(completed: 0, total: total))
+        return next(on: loop)
+    }
 
-    /// Whether the deadline passed.
-    var expired: Bool { state.withLock { $0.expired } }
-
-    /// Keeps the way to stop the exchange, or uses it now if a cancellation came first.
-    func attach(_ stop: @escaping @Sendable () -> Void) {
-        let stopNow = state.withLock { state in
-            state.stop = stop
-            return state.cancelled
+    private func next(on loop: any EventLoop) -> EventLoopFuture<Void> {
+        NIOThreadPool.singleton.runIfActive(eventLoop: loop) { [reader] in
+            try reader.withLock { try $0.next() }
+        }.flatMap { [self] piece -> EventLoopFuture<Void> in
+            guard let piece else { return loop.makeSucceededVoidFuture() }
+            let written = writer.write(.byteBuffer(ByteBuffer(data: piece)))
+            return written.flatMap { [self] in
+                let done = sent.withLock { sent in
+                    sent += Int64(piece.count)
+                    return sent
+                }
+                progress?(TransferProgress(completed: done, total: total))
+                // After the last piece the body is done at once, on the connection's loop: asking
+                // the reader for its end first completed the body after the response had come, and
+                // async-http-client then kept the connection out of its pool now and then.
+                if done >= total { return written.eventLoop.makeSucceededVoidFuture() }
+                return next(on: loop)
+            }
         }
-        if stopNow { stop() }
-    }
-
-    /// Stops the exchange.
-    func cancel() {
-        state.withLock { state in
-            state.cancelled = true
-            return state.stop
-        }?()
-    }
-
-    /// Stops the exchange because its deadline passed.
-    func expire() {
-        state.withLock { state in
-            state.expired = true
-            state.cancelled = true
-            return state.stop
-        }?()
     }
 }

@@ -12,14 +12,16 @@ extension AsyncHTTPClientTransport {
         let url = request.url
         let host = url.hostAndPort
         if let error = error as? CourierError { return error }
-        if error is DeadlineExceeded {
-            return CourierError(.timedOut, "\(host) did not respond in full within \(request.timeout.formattedSeconds) seconds.", url: url, underlyingError: error)
+        if error is IdleTimeout {
+            return CourierError(
+                .timedOut, "\(host) did not respond: nothing arrived for \(request.timeout.formattedSeconds) seconds.",
+                url: url, underlyingError: error)
         }
         if let malformed = malformedAnswer(error, request: request) { return malformed }
         if let interrupted = error as? BodyInterrupted {
             let cause = interrupted.underlying
             if let error = cause as? CourierError { return error }
-            if cause is CancellationError || (cause as? HTTPClientError) == .cancelled || cause is DeadlineExceeded
+            if cause is CancellationError || (cause as? HTTPClientError) == .cancelled || cause is IdleTimeout
                 || (cause as? HTTPClientError) == .deadlineExceeded || (cause as? HTTPClientError) == .readTimeout {
                 return courierError(for: cause, request: request)
             }

@@ -45,11 +45,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// The underlying client.
     public let client: HTTPClient
     private let ownsClient: Bool
-    private let uploadChunkSize: Int
+    let uploadChunkSize: Int
     /// Whether the client decodes `gzip` and `deflate` bodies.
     let decodesCompressedBodies: Bool
-    /// Paces streamed request bodies (see ``BodyChunks``).
-    private let fence: @Sendable () async -> Void
 
     /// Creates a transport with its own `HTTPClient`.
     public init(configuration: Configuration = Configuration()) {
@@ -72,7 +70,6 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         ownsClient = true
         uploadChunkSize = configuration.uploadChunkSize
         decodesCompressedBodies = configuration.decodesCompressedBodies
-        fence = BodyChunks.fence(on: client.eventLoopGroup)
     }
 
     /// Wraps a client you own and shut down yourself. Give it `redirectConfiguration: .disallow` so
@@ -85,7 +82,6 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         ownsClient = false
         self.uploadChunkSize = uploadChunkSize
         self.decodesCompressedBodies = decodesCompressedBodies
-        fence = BodyChunks.fence(on: client.eventLoopGroup)
     }
 
     deinit {
@@ -99,59 +95,13 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
     /// Sends `request`; returns 3xx responses without following them.
     ///
-    /// ``Courier/TransportRequest/timeout`` is a deadline for the whole exchange, the body
-    /// included: a server that sends its headers and then stalls fails with
-    /// ``Courier/CourierError/Kind/timedOut``. A body in a content coding the client cannot decode
-    /// (`br`, for example) fails with ``Courier/CourierError/Kind/invalidResponse``.
+    /// ``Courier/TransportRequest/timeout`` is an idle timeout, as on ``Courier/URLSessionTransport``:
+    /// a server that sends its headers and then stalls for that long fails with
+    /// ``Courier/CourierError/Kind/timedOut``; a slow body that keeps arriving does not. A body in a
+    /// content coding the client cannot decode (`br`, for example) fails with
+    /// ``Courier/CourierError/Kind/invalidResponse``.
     public func send(_ request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
-        let control = ExchangeControl()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<TransportResponse, any Error>) in
-                control.attach(start(request, observer: observer) { continuation.resume(with: $0) })
-            }
-        } onCancel: {
-            control.cancel()
-        }
-    }
-
-    /// The request as async-http-client takes it.
-    func wireRequest(for request: TransportRequest, observer: TransferObserver) -> HTTPClientRequest {
-        var wire = HTTPClientRequest(url: request.url.absoluteString)
-        wire.method = .init(rawValue: request.method.rawValue)
-        for field in request.headers {
-            wire.headers.add(name: field.name, value: field.value)
-        }
-        if decodesCompressedBodies, !request.headers.contains("Accept-Encoding") {
-            wire.headers.add(name: "Accept-Encoding", value: "gzip, deflate")
-        }
-        if let stream = request.bodyStream {
-            wire.body = .stream(BodyChunks(body: stream, chunkSize: uploadChunkSize, progress: observer.upload, fence: fence), length: .known(stream.length))
-        } else if let body = request.body, !body.isEmpty {
-            if let upload = observer.upload {
-                let whole = StreamedBody(segments: [.bytes(body)], contentType: "")
-                wire.body = .stream(BodyChunks(body: whole, chunkSize: uploadChunkSize, progress: upload, fence: fence), length: .known(Int64(body.count)))
-            } else {
-                wire.body = .bytes(ByteBuffer(data: body))
-            }
-        }
-        return wire
-    }
-
-    /// Sends the request and reads the whole answer.
-    func exchange(_ wire: HTTPClientRequest, request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
-        let deadline = NIODeadline.now() + .nanoseconds(request.timeoutNanoseconds)
-        let response = try await client.execute(wire, deadline: deadline)
-        let answer = try head(status: response.status, fields: response.headers, request: request)
-        var result = answer.response
-        let expected = answer.expected
-        // `write` and `collect` mark their own failures as ``BodyInterrupted``.
-        if let destination = request.downloadDestination, (200..<300).contains(result.statusCode) {
-            try await write(response.body, to: destination, request: request, expected: expected, observer: observer)
-            result.bodyFile = destination
-            return result
-        }
-        result.body = try await collect(response.body, expected: expected, request: request, observer: observer)
-        return result
+        try await ExchangeControl.send(request) { start(request, observer: observer, completion: $0) }
     }
 
     /// The response for a head that just arrived, and the body length it declares (`nil` for a

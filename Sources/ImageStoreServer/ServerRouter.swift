@@ -19,6 +19,7 @@ enum ServerRouter {
         LogRoutes(database: database).add(to: router)
         ImageRoutes(database: database, maximumImageSize: maximumImageSize).add(to: router)
         UploadSinkRoutes().add(to: router)
+        StreamRoutes().add(to: router)
         ResilienceRoutes(ledger: ledger, gate: gate).add(to: router)
         return router
     }

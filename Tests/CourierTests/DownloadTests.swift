@@ -89,12 +89,16 @@ import Testing
                 struct Summary: Decodable { var size: Int; var sha256: String }
                 let summary = try JSONDecoder().decode(Summary.self, from: Data(contentsOf: destination))
                 #expect(summary.size == payload.count && summary.sha256 == UploadTests.sha256(payload))
-                // The transport itself wrote the file (bounded memory), not the client after the fact.
+                // The transport hands the body on as it arrives (bounded memory), not gathered whole.
                 var wire = try client.transportRequest(for: request)
-                wire.downloadDestination = destination
+                wire.streamsBody = true
                 let observer = observingProgress ? TransferObserver(download: { _ in }) : .none
                 let direct = try await transport.send(wire, observer: observer)
-                #expect(direct.bodyFile == destination && direct.body.isEmpty)
+                let live = try #require(direct.liveBody)
+                #expect(direct.body.isEmpty)
+                var received = Data()
+                while let piece = try await live.next() { received += piece }
+                #expect(try JSONDecoder().decode(Summary.self, from: received).size == payload.count)
             }
         }
     }

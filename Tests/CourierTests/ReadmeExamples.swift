@@ -356,3 +356,30 @@ func rename(_ photo: Photo, to title: String, etag: String, in outbox: Outbox) a
     // The store shows the new title at once; it is put back if the server refuses the rename.
     try await outbox.enqueue(request, scope: "image-\(photo.uid)", applying: [.save(renamed)])
 }
+
+import Courier
+import Foundation
+
+/// An AI chat completion's tokens, printed as they stream in (the `text/event-stream` shape of
+/// OpenAI-style APIs; the sample server imitates one at `POST /chat/completions`).
+enum ReadmeChat {
+    struct Message: Codable, Sendable { var role: String; var content: String }
+    struct Ask: Encodable, Sendable { var model: String; var stream: Bool; var messages: [Message] }
+    struct Chunk: Decodable {
+        struct Choice: Decodable { struct Delta: Decodable { var content: String? }; var delta: Delta }
+        var choices: [Choice]
+    }
+
+    static func complete(_ prompt: String, client: APIClient) async throws -> String {
+        let ask = Ask(model: "any", stream: true, messages: [Message(role: "user", content: prompt)])
+        var text = ""
+        for try await event in try await client.stream(Request(.post, "chat/completions", body: .json(ask))).events {
+            if event.data == "[DONE]" { break }                       // the API's end marker
+            let chunk = try JSONDecoder().decode(Chunk.self, from: Data(event.data.utf8))
+            let token = chunk.choices.first?.delta.content ?? ""
+            print(token, terminator: "")                              // each token as it arrives
+            text += token
+        }
+        return text
+    }
+}

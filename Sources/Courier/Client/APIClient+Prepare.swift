@@ -73,10 +73,9 @@ extension APIClient {
             url: url, method: request.method, headers: headers, body: body?.data,
             timeout: request.timeout ?? configuration.timeout)
         wire.bodyStream = stream
-        // A download streams to a file: the client's in-memory limit is not for it.
-        wire.maximumResponseSize = request.downloadDestination != nil ? request.maximumResponseSize
-            : request.maximumResponseSize ?? configuration.maximumResponseSize
-        wire.downloadDestination = request.downloadDestination
+        // The limit is for bodies gathered in memory: a streamed 2xx body is not held to it.
+        wire.maximumResponseSize = request.maximumResponseSize ?? configuration.maximumResponseSize
+        wire.streamsBody = request.streamsBody
         return (wire, version)
     }
 

@@ -30,8 +30,9 @@ struct RequestSettings: Sendable {
     var preparationFailure: String?
     /// A body streamed in place of ``body`` (``Request/streamedBody``).
     var streamedBody: StreamedBody?
-    /// Where ``APIClient/download(_:to:)`` writes the body.
-    var downloadDestination: URL?
+    /// Whether a 2xx body is handed on as it arrives (``APIClient/stream(_:)``,
+    /// ``APIClient/download(_:to:)``) instead of gathered in memory.
+    var streamsBody = false
     /// The stored response a conditional request revalidates: a `304` answers with it.
     var revalidating: CachedResponse?
 }

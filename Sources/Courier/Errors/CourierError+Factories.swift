@@ -2,7 +2,7 @@ import Foundation
 
 extension CourierError {
     /// A cancellation error for `url`.
-    static func cancelled(_ url: URL?) -> CourierError {
+    package static func cancelled(_ url: URL?) -> CourierError {
         CourierError(.cancelled, "The request was cancelled.", url: url, underlyingError: CancellationError())
     }
 
@@ -16,7 +16,7 @@ extension CourierError {
             url: url)
     }
 
-    static func wrap(_ error: any Error, url: URL?) -> CourierError {
+    package static func wrap(_ error: any Error, url: URL?) -> CourierError {
         if let error = error as? CourierError { return error }
         if error is CancellationError { return .cancelled(url) }
         return CourierError(.transport, "The request failed: \(error)", url: url, underlyingError: error)

@@ -17,7 +17,7 @@ struct ExchangeKey: Hashable, Sendable {
     private let hash: Int
 
     init?(_ request: TransportRequest) {
-        guard request.bodyStream == nil, request.downloadDestination == nil else { return nil }
+        guard request.bodyStream == nil, !request.streamsBody else { return nil }
         method = request.method
         url = request.url.absoluteString
         headers = request.headers

@@ -16,14 +16,22 @@ public struct TransportRequest: Sendable {
     /// The largest response body accepted; a longer one fails with
     /// ``CourierError/Kind/responseTooLarge`` instead of filling memory. `nil` for no limit.
     public var maximumResponseSize: Int64?
-    /// When set, a 2xx response body is written to this file as it arrives (replacing what is
-    /// there) and the returned response has an empty body; other responses keep theirs in memory.
-    /// A transport that ignores it returns the body in memory and ``APIClient`` writes the file.
-    public var downloadDestination: URL?
-    /// Seconds allowed: ``URLSessionTransport`` applies it as an idle timeout (no byte sent or
-    /// received for that long), as `URLSession` does; `AsyncHTTPClientTransport` as a deadline for
-    /// the whole exchange.
+    /// No longer set by ``APIClient`` nor read by Courier's transports: a download streams its
+    /// body (see ``HTTPTransport``) and ``APIClient`` writes the file.
+    @available(*, deprecated, message: "APIClient.download writes the file from the streamed body; transports no longer see a destination.")
+    public var downloadDestination: URL? {
+        get { nil }
+        set {}  // swiftlint:disable:this unused_setter_value
+    }
+    /// Seconds the exchange may go without sending or receiving anything (an idle timeout), on
+    /// every transport: a slow body that keeps arriving is not cut off, a silent server is. The
+    /// wait for a reader that is slower than the network does not count.
     public var timeout: TimeInterval
+    /// Whether a 2xx response is handed back as soon as its head arrives, with its body arriving
+    /// in ``TransportResponse/liveBody`` (streams and downloads). Other statuses are gathered in
+    /// memory as usual. A transport that ignores it returns the whole body, which ``APIClient``
+    /// then reads as one piece.
+    package var streamsBody = false
 
     /// Creates a request.
     public init(url: URL, method: HTTPMethod = .get, headers: HTTPHeaders = [:], body: Data? = nil, timeout: TimeInterval = 60) {

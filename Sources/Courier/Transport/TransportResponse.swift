@@ -10,9 +10,15 @@ public struct TransportResponse: Sendable {
     public var headers: HTTPHeaders
     /// The whole body.
     public var body: Data
-    /// The file the body was written to (``TransportRequest/downloadDestination``), in which case
-    /// ``body`` is empty.
-    public var bodyFile: URL?
+    /// No longer set by Courier's transports: a download's file is written by ``APIClient``.
+    @available(*, deprecated, message: "APIClient.download writes the file from the streamed body.")
+    public var bodyFile: URL? {
+        get { nil }
+        set {}  // swiftlint:disable:this unused_setter_value
+    }
+    /// The body, still arriving, of a 2xx answer to a request that streams its body
+    /// (``TransportRequest/streamsBody``); ``body`` is then empty.
+    package var liveBody: LiveBody?
     /// When the response head arrived, if the transport reports it (for time to first byte in
     /// ``RequestMetrics``).
     public var headersReceivedAt: ContinuousClock.Instant?

@@ -4,44 +4,50 @@ import FoundationNetworking
 #endif
 
 /// The state of one request on ``URLSessionTransport``: the body received so far (in memory, or
-/// for a download with a 2xx status in a file beside its destination), progress, and the
-/// completion to call exactly once.
+/// handed on as it arrives in a ``LiveBody`` for a 2xx answer to a request that streams its body),
+/// progress, and the completion to call exactly once.
 ///
-/// The completion can be called before the `URLSessionTask` has ended (a cancellation
-/// answers at once). Whatever the task still uses, such as a temporary copy of the body on Apple
-/// platforms, is released only in ``taskDidComplete(error:)``, when URLSession is done with it.
+/// The completion can be called before the `URLSessionTask` has ended (a cancellation answers at
+/// once; a streamed body's head completes the exchange and its body follows). Whatever the task
+/// still uses, such as a temporary copy of the body on Apple platforms, is released only in
+/// ``taskDidComplete(error:)``, when URLSession is done with it.
 final class URLSessionExchange: Sendable {
     private struct State {
         var completion: (@Sendable (Result<TransportResponse, any Error>) -> Void)?
         var result: Result<TransportResponse, any Error>?
         var response: HTTPURLResponse?
-        /// The body received so far (counted only, for a download to a file); set with the head.
+        /// The body received so far (counted only, for a live body); set with the head.
         var body: ResponseBodyAccumulator?
+        /// Where a 2xx body goes as it arrives, for a request that streams its body.
+        var live: LiveBody?
         /// Request body bytes sent so far, summed from each callback's own count.
         var uploadSent: Int64 = 0
         /// When the response head arrived.
         var headAt: ContinuousClock.Instant?
-        /// The file a 2xx body is written to when the request has a
-        /// ``TransportRequest/downloadDestination``.
-        var download: PartialDownload?
     }
 
     let request: TransportRequest
     let observer: TransferObserver
     /// Stops the task (a body over ``TransportRequest/maximumResponseSize``).
     let cancelTask: @Sendable () -> Void
+    /// Pauses and resumes the task's reading, for a live body whose reader is behind (Apple
+    /// platforms; swift-corelibs-foundation cannot pause a transfer, see ``URLSessionTransport``).
+    let pauseTask: (@Sendable () -> Void)?
+    let resumeTask: (@Sendable () -> Void)?
     /// A temporary copy of the body the task reads (Apple platforms), removed once it has ended.
     let spooledBody: URL?
     private let state = Locked(State())
 
     init(
         request: TransportRequest, observer: TransferObserver, spooledBody: URL? = nil,
-        cancelTask: @escaping @Sendable () -> Void = {}
+        cancelTask: @escaping @Sendable () -> Void = {}, pauseTask: (@Sendable () -> Void)? = nil, resumeTask: (@Sendable () -> Void)? = nil
     ) {
         self.request = request
         self.observer = observer
         self.spooledBody = spooledBody
         self.cancelTask = cancelTask
+        self.pauseTask = pauseTask
+        self.resumeTask = resumeTask
     }
 
     /// Stores the completion, or calls it at once if the exchange already ended.
@@ -54,66 +60,73 @@ final class URLSessionExchange: Sendable {
         if let early { completion(early) }
     }
 
-    /// Ends the exchange; only the first call counts. A failure removes a partly written download.
+    /// Ends the exchange; only the first call counts.
     func finish(_ result: Result<TransportResponse, any Error>) {
-        let (completion, download) = state.withLock { state -> ((@Sendable (Result<TransportResponse, any Error>) -> Void)?, PartialDownload?) in
-            guard state.result == nil else { return (nil, nil) }
+        let completion = state.withLock { state -> (@Sendable (Result<TransportResponse, any Error>) -> Void)? in
+            guard state.result == nil else { return nil }
             state.result = result
-            defer { state.completion = nil; state.download = nil }
-            return (state.completion, state.download)
+            defer { state.completion = nil }
+            return state.completion
         }
-        if case .failure = result { download?.discard() }
         completion?(result)
     }
 
-    /// Fails the exchange with `error` and stops the task.
+    /// Fails the exchange with `error` (and its live body, if it has one) and stops the task.
     private func abandon(with error: any Error) {
+        let live = state.withLock { $0.live }
+        live?.finish(CourierError.wrap(error, url: request.url))
         finish(.failure(error))
         cancelTask()
     }
 
-    /// Takes the response head; for a download with a 2xx status, opens the file the body goes to.
+    /// Takes the response head. A 2xx answer to a request that streams its body completes the
+    /// exchange now, with a live body that the following pieces go to.
     func didReceive(_ response: HTTPURLResponse) {
-        var download: PartialDownload?
+        let streams = request.streamsBody && (200..<300).contains(response.statusCode)
         let body: ResponseBodyAccumulator
         do {
-            if let destination = request.downloadDestination, (200..<300).contains(response.statusCode) {
-                download = try PartialDownload(for: destination)
-            }
             let declared = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
             body = try ResponseBodyAccumulator(
-                url: request.url, maximumSize: request.maximumResponseSize, expected: declared, keepsBody: download == nil)
+                url: request.url, maximumSize: request.maximumResponseSize, expected: declared, keepsBody: !streams)
         } catch {
-            download?.discard()
             return abandon(with: error)
         }
         let now = ContinuousClock.now
+        let live = streams ? LiveBody(url: response.url ?? request.url) : nil
         let ended = state.withLock { state in
             state.response = response
             state.headAt = now
             state.body = body
-            guard state.result == nil else { return true }
-            state.download?.discard()
-            state.download = download
-            return false
+            state.live = live
+            return state.result != nil
         }
-        if ended { download?.discard() }
+        guard let live, !ended else { return }
+        live.onStop { [self] in
+            finish(.failure(CourierError.cancelled(request.url)))
+            cancelTask()
+        }
+        var head = TransportResponse(
+            url: response.url ?? request.url, statusCode: response.statusCode,
+            headers: ResponseFraming.decoded(URLSessionTransport.headers(of: response)))
+        head.headersReceivedAt = now
+        head.liveBody = live
+        finish(.success(head))
     }
 
-    /// Appends a piece of the body (to the download file, if there is one) and reports progress.
+    /// Appends a piece of the body (or hands it to the live body) and reports progress.
     func didReceive(_ data: Data) {
-        let outcome: Result<TransferProgress?, any Error> = state.withLock { state in
-            guard state.result == nil, state.body != nil else { return .success(nil) }
+        let outcome: Result<(TransferProgress?, LiveBody?), any Error> = state.withLock { state in
+            guard state.live != nil || state.result == nil, state.body != nil else { return .success((nil, nil)) }
             do {
-                try state.download?.write(data)
-                return .success(try state.body?.append(data))
+                return .success((try state.body?.append(data), state.live))
             } catch {
                 return .failure(error)
             }
         }
         switch outcome {
-        case .success(let progress?): observer.download?(progress)
-        case .success(nil): break
+        case .success(let (progress, live)):
+            if let live, !live.deliver(data, resume: { [resumeTask] in resumeTask?() }) { pauseTask?() }
+            if let progress { observer.download?(progress) }
         case .failure(let error): abandon(with: error)
         }
     }
@@ -132,31 +145,32 @@ final class URLSessionExchange: Sendable {
     }
 
     /// The task has ended: URLSession no longer reads the body or calls back for it. Finishes the
-    /// exchange if nothing did before, then releases what the task used.
+    /// exchange (or its live body) if nothing did before, then releases what the task used.
     func taskDidComplete(error: (any Error)?) {
         if let error {
-            finish(.failure(classify(error)))
+            let failure = classify(error)
+            state.withLock { $0.live }?.finish(failure)
+            finish(.failure(failure))
         } else {
             completeWithReceivedResponse()
         }
         if let spooledBody { try? FileManager.default.removeItem(at: spooledBody) }
     }
 
-    /// Ends the exchange with the response received so far, as a whole response: when the task
-    /// completed, or when URLSession raises an authentication challenge after a 401 (the response
-    /// has fully arrived by then, and the caller gets it instead of a challenge it cannot answer).
+    /// Ends the exchange with the response received so far, as a whole response (or ends its
+    /// live body): when the task completed, or when URLSession raises an authentication challenge
+    /// after a 401 (the response has fully arrived by then, and the caller gets it instead of a
+    /// challenge it cannot answer).
     func completeWithReceivedResponse() {
-        let outcome: (TransportResponse, Int64, Int64, PartialDownload?)? = state.withLock { state in
-            guard let response = state.response, state.result == nil else { return nil }
+        let outcome: (TransportResponse, Int64, Int64, LiveBody?)? = state.withLock { state in
+            guard let response = state.response, state.live != nil || state.result == nil else { return nil }
             var result = TransportResponse(
                 url: response.url ?? request.url, statusCode: response.statusCode,
                 headers: URLSessionTransport.headers(of: response), body: state.body?.takeBody() ?? Data())
-            result.bodyFile = state.download?.destination
             result.headersReceivedAt = state.headAt
-            defer { state.download = nil }
-            return (result, state.body?.received ?? 0, state.uploadSent, state.download)
+            return (result, state.body?.received ?? 0, state.uploadSent, state.live)
         }
-        guard let (arrived, received, uploaded, download) = outcome else {
+        guard let (arrived, received, uploaded, live) = outcome else {
             // No response head (or the exchange already ended, and then `finish` does nothing).
             return finish(.failure(CourierError(
                 .connectionLost, "\(request.url.hostAndPort) closed the connection without answering.", url: request.url)))
@@ -166,20 +180,16 @@ final class URLSessionExchange: Sendable {
             try ResponseFraming.check(
                 received: received, headers: response.headers, statusCode: response.statusCode, method: request.method, url: request.url)
         } catch {
-            download?.discard()
+            live?.finish(CourierError.wrap(error, url: request.url))
             return finish(.failure(error))
         }
         response.headers = ResponseFraming.decoded(response.headers)
-        do {
-            try download?.commit()
-        } catch {
-            return finish(.failure(error))
-        }
         let uploadTotal = request.bodyLength
         if uploadTotal > 0, uploaded < uploadTotal {
             observer.upload?(TransferProgress(completed: uploadTotal, total: uploadTotal))
         }
         observer.download?(TransferProgress(completed: received, total: received))
+        live?.finish(nil)
         finish(.success(response))
     }
 

@@ -4,38 +4,23 @@ import Foundation
 import FoundationNetworking
 #endif
 
-extension URLSessionTransport {
-    /// Runs the request as a task driven by the session's delegate, so each piece of the body is
-    /// reported as it arrives and a download is written to a file beside its destination piece by
-    /// piece.
+extension URLSessionTransport: CallbackTransport {
+    /// Starts `request` as a task driven by the session's delegate, so each piece of the body is
+    /// reported (or handed on, for a streamed body) as it arrives; `completion` gets what
+    /// ``send(_:observer:)`` would return or throw, from the session's delegate queue.
     ///
     /// Cancellation answers the caller at once and asks URLSession to stop the task from another
     /// queue: `URLSessionTask.cancel()` may wait for the session's work queue, which must never
     /// wait on the Swift task whose cancellation handler is running (a deadlock seen with
     /// Foundation's own `data(for:)` when a cancellation races the completion).
-    func sendThroughDelegate(_ urlRequest: URLRequest, request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
-        let (task, exchange) = try makeTask(urlRequest, request: request, observer: observer)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                exchange.attach { continuation.resume(with: $0) }
-                task.resume()
-            }
-        } onCancel: {
-            exchange.finish(.failure(CourierError.cancelled(request.url)))
-            exchange.cancelTask()
-        }
-    }
-
-    /// Starts the request as a task driven by the session's delegate and calls `completion` with
-    /// its outcome; the cancellation answers at once, as cancelling ``sendThroughDelegate`` does.
-    func startThroughDelegate(
-        _ urlRequest: URLRequest, request: TransportRequest, observer: TransferObserver,
+    package func start(
+        _ request: TransportRequest, observer: TransferObserver,
         completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
     ) -> TransportCancellation {
         let task: URLSessionTask
         let exchange: URLSessionExchange
         do {
-            (task, exchange) = try makeTask(urlRequest, request: request, observer: observer)
+            (task, exchange) = try makeTask(Self.urlRequest(for: request), request: request, observer: observer)
         } catch {
             completion(.failure(error))
             return {}
@@ -74,7 +59,14 @@ extension URLSessionTransport {
         } else {
             task = session.dataTask(with: urlRequest)
         }
+        #if canImport(FoundationNetworking)
+        // swift-corelibs-foundation cannot pause a transfer (suspending a running task restarts it).
         let exchange = URLSessionExchange(request: request, observer: observer, spooledBody: spooled, cancelTask: Self.cancellation(of: task))
+        #else
+        let exchange = URLSessionExchange(
+            request: request, observer: observer, spooledBody: spooled, cancelTask: Self.cancellation(of: task),
+            pauseTask: { task.suspend() }, resumeTask: { task.resume() })
+        #endif
         delegate.register(exchange, for: task)
         return (task, exchange)
     }

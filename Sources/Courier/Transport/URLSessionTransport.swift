@@ -66,8 +66,7 @@ public final class URLSessionTransport: HTTPTransport {
     /// that contradicts its `Content-Length`, or two `Content-Length` headers that disagree, fail
     /// the request.
     public func send(_ request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
-        if Task.isCancelled { throw CourierError.cancelled(request.url) }
-        return try await sendThroughDelegate(Self.urlRequest(for: request), request: request, observer: observer)
+        try await ExchangeControl.send(request) { start(request, observer: observer, completion: $0) }
     }
 
     /// The `URLRequest` for `request`.

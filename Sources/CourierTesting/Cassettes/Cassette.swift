@@ -169,13 +169,6 @@ public final class Cassette: Sendable {
         var request = redacted
         if request.body == nil, let stream { request.body = try? stream.collect() }
         var body = response.body
-        if let bodyFile = response.bodyFile {
-            do {
-                body = try Data(contentsOf: bodyFile)
-            } catch {
-                throw CourierError(.cassetteInvalid, "The download to \(bodyFile.path) could not be read back to record it: \(error)", underlyingError: error)
-            }
-        }
         let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
         let waited = (milliseconds * 1000).rounded() / 1000
         let schedule = try state.withLock { (state) throws(CourierError) in

@@ -24,11 +24,6 @@ extension CassetteEntry {
         }
         var response = TransportResponse(url: request.url, statusCode: status, headers: headers)
         response.headersReceivedAt = .now
-        if let destination = request.downloadDestination, (200..<300).contains(status) {
-            try write(to: destination, shownURL: shownURL, observer: observer)
-            response.bodyFile = destination
-            return response
-        }
         try reportDownload(observer.download, shownURL: shownURL)
         response.body = body
         return response
@@ -43,29 +38,6 @@ extension CassetteEntry {
             received = min(total, received + Int64(Self.replayChunk))
             download(TransferProgress(completed: received, total: total))
         } while received < total
-    }
-
-    private func write(to destination: URL, shownURL: URL, observer: TransferObserver) throws(CourierError) {
-        do {
-            guard FileManager.default.createFile(atPath: destination.path, contents: nil) else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.path])
-            }
-            let handle = try FileHandle(forWritingTo: destination)
-            defer { try? handle.close() }
-            let total = Int64(body.count)
-            var offset = 0
-            repeat {
-                try Self.checkCancellation(shownURL)
-                let end = min(body.count, offset + Self.replayChunk)
-                try handle.write(contentsOf: body[body.startIndex + offset..<body.startIndex + end])
-                offset = end
-                observer.download?(TransferProgress(completed: Int64(offset), total: total))
-            } while offset < body.count
-        } catch let error as CourierError {
-            throw error
-        } catch {
-            throw CourierError(.transport, "The replayed download could not be written to \(destination.path): \(error)", url: shownURL, underlyingError: error)
-        }
     }
 
     private static func checkCancellation(_ url: URL) throws(CourierError) {

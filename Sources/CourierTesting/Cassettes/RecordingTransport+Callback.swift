@@ -39,9 +39,13 @@ extension RecordingTransport: CallbackTransport {
                     }
                 })
             }
-            if let base = base as? any CallbackTransport { return base.start(request, observer: observer, completion: record) }
-            let task = Task<Void, Never>.startingHere {
-                do { record(.success(try await base.send(request, observer: observer))) } catch { record(.failure(error)) }
+            // A streamed body is recorded whole, when it has ended: the wrapped transport gathers it,
+            // and the client reads it as one piece.
+            var whole = request
+            whole.streamsBody = false
+            if let base = base as? any CallbackTransport { return base.start(whole, observer: observer, completion: record) }
+            let task = Task<Void, Never>.startingHere { [whole] in
+                do { record(.success(try await base.send(whole, observer: observer))) } catch { record(.failure(error)) }
             }
             return { task.cancel() }
         }

@@ -1,0 +1,88 @@
+import Foundation
+
+extension APIClient {
+    /// Sends `request` and returns as soon as the response head has arrived, with the body to read
+    /// as it arrives (``ResponseStream``): bytes, lines, newline-delimited JSON or Server-Sent
+    /// Events.
+    ///
+    /// Everything of ``send(_:)`` applies up to the head: credentials, a refresh after a 401,
+    /// retries before an answer, hooks, redirects, status checks (a status the client does not
+    /// accept throws as usual, with its body read up to the size limit), metrics and tracing. The
+    /// response cache and the sharing of identical requests do not: every call is its own exchange.
+    /// ``ClientConfiguration/timeout`` (or the request's) is the longest the stream may go quiet.
+    public func stream(_ request: Request<Data>) async throws(CourierError) -> ResponseStream {
+        try await streaming(request) { response, id, record throws(CourierError) in
+            _ = finish(&record, source: .network, statusCode: response.statusCode)
+            notifyAnswer(from: response.url)
+            return ResponseStream(
+                statusCode: response.statusCode, headers: response.headers, url: response.url, requestID: id,
+                decoder: request.decoder ?? configuration.decoder,
+                body: response.liveBody ?? LiveBody(whole: response.body, url: response.url))
+        }
+    }
+
+    /// Downloads the response body of `request` into `destination` (replacing the file there),
+    /// streamed to disk so memory stays bounded whatever the size; download progress is reported
+    /// as the bytes arrive. Redirects, credentials, hooks and status checks work as for
+    /// ``send(_:)``; the cache is not used.
+    ///
+    /// - Returns: a response whose value is `destination` and whose `data` is empty.
+    /// - Throws: ``CourierError``; a non-2xx status carries its body as usual and leaves
+    ///   `destination` untouched, as does a failure part way (the part is removed).
+    public func download(_ request: Request<Data>, to destination: URL) async throws(CourierError) -> Response<URL> {
+        try await streaming(request) { response, id, record throws(CourierError) in
+            do {
+                try await Self.write(response.liveBody ?? LiveBody(whole: response.body, url: response.url), to: destination)
+            } catch {
+                throw complete(error, id: id, record: record)
+            }
+            let metrics = finish(&record, source: .network, statusCode: response.statusCode)
+            var answer = Response(
+                value: destination, statusCode: response.statusCode, headers: response.headers, data: Data(), url: response.url,
+                source: .network, requestID: id, duration: ContinuousClock.now - record.start)
+            answer.metrics = metrics
+            return answer
+        }
+    }
+
+    /// The pipeline of a request whose 2xx body is read as it arrives: ``perform(_:id:record:)``
+    /// with the body streamed, then `consume` with the response (its head, for a live body); a
+    /// failure of either is reported once.
+    private func streaming<Result>(
+        _ request: Request<Data>,
+        _ consume: (TransportResponse, RequestID, inout RequestRecord) async throws(CourierError) -> Result
+    ) async throws(CourierError) -> Result {
+        let id = RequestID.next()
+        var settings = request.settings
+        settings.streamsBody = true
+        var record = beginRecord(settings, id: id)
+        do throws(CourierError) {
+            let response = try await perform(settings, id: id, record: &record)
+            return try await consume(response, id, &record)
+        } catch {
+            throw await report(finish(&record, failure: error), record: record, settings: settings)
+        }
+    }
+
+    /// Writes a body to a file beside `destination` as it arrives, then moves it into place; the
+    /// part written is removed on failure or cancellation.
+    private static func write(_ body: LiveBody, to destination: URL) async throws(CourierError) {
+        var file: PartialDownload
+        do {
+            file = try PartialDownload(for: destination)
+        } catch {
+            body.stop()
+            throw CourierError.wrap(error, url: destination)
+        }
+        do {
+            while let piece = try await body.next() {
+                try file.write(piece)
+            }
+            try file.commit()
+        } catch {
+            body.stop()
+            file.discard()
+            throw CourierError.wrap(error, url: body.url)
+        }
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+
+/// A response whose body is read as it arrives: the status and headers are here at once, the body
+/// comes as pieces of bytes (``APIClient/stream(_:)``).
+///
+/// ```swift
+/// let stream = try await client.stream(Request(.get, "logs/tail"))
+/// for try await line in stream.lines { print(line) }
+/// ```
+///
+/// Reading is paced by the reader: while it is behind, at most about a megabyte waits in memory and
+/// the transport stops reading from the network. Cancelling the reading task, or letting every
+/// copy of the stream and its iterators go before the end, closes the connection. A connection
+/// lost after the head ends the sequence with a ``CourierError`` of kind
+/// ``CourierError/Kind/connectionLost`` (or ``CourierError/Kind/timedOut``), after every piece
+/// that arrived.
+public struct ResponseStream: AsyncSequence, Sendable {
+    public typealias Element = Data
+    public typealias Failure = CourierError
+
+    /// The HTTP status code (2xx, or another status the client accepts).
+    public let statusCode: Int
+    /// The response headers.
+    public let headers: HTTPHeaders
+    /// The URL that answered (after redirects).
+    public let url: URL
+    /// The request's identifier.
+    public let requestID: RequestID
+    /// The decoder of the client (or of the request), which ``values(of:)`` uses.
+    public let decoder: any DataDecoder
+    let handle: Handle
+
+    /// The body and the duty to stop it when nobody reads it any more.
+    final class Handle: Sendable {
+        let body: LiveBody
+
+        init(_ body: LiveBody) {
+            self.body = body
+        }
+
+        deinit {
+            body.stop()
+        }
+    }
+
+    init(statusCode: Int, headers: HTTPHeaders, url: URL, requestID: RequestID, decoder: any DataDecoder, body: LiveBody) {
+        self.statusCode = statusCode
+        self.headers = headers
+        self.url = url
+        self.requestID = requestID
+        self.decoder = decoder
+        handle = Handle(body)
+    }
+
+    /// Reads the body's pieces in order.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let handle: Handle
+
+        /// The next piece; `nil` at the end of the body.
+        public mutating func next() async throws(CourierError) -> Data? {
+            try await handle.body.next()
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(handle: handle)
+    }
+
+    /// Stops reading and closes the connection; a reader waiting for the next piece gets a
+    /// ``CourierError/Kind/cancelled`` error.
+    public func cancel() {
+        handle.body.stop()
+    }
+
+    /// The body as lines of text (UTF-8), without their line ends (LF or CRLF); the last line is
+    /// given even when no line end follows it.
+    public var lines: Lines { Lines(stream: self, endings: .lineFeed) }
+
+    /// The body read as a Server-Sent Events stream, without reconnecting when it ends (for that,
+    /// ``APIClient/events(_:reconnection:)``).
+    public var events: Events { Events(lines: Lines(stream: self, endings: .any)) }
+
+    /// The body as newline-delimited JSON (NDJSON, JSON Lines): each line that is not blank,
+    /// decoded as `type` with ``decoder``, the client's (``ModelDecoder`` and its key rules, by
+    /// default). A line that does not decode ends the sequence with a
+    /// ``CourierError/Kind/decodingFailed`` error naming the line.
+    public func values<Value: Decodable>(of type: Value.Type) -> Values<Value> {
+        Values(lines: lines, decoder: decoder, url: url)
+    }
+
+    /// The body's lines (``ResponseStream/lines``).
+    public struct Lines: AsyncSequence, Sendable {
+        public typealias Element = String
+        public typealias Failure = CourierError
+
+        let stream: ResponseStream
+        let endings: LineSplitter.Endings
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            var pieces: ResponseStream.AsyncIterator
+            var splitter: LineSplitter
+            var ended = false
+
+            public mutating func next() async throws(CourierError) -> String? {
+                while true {
+                    if let line = splitter.nextLine() { return line }
+                    if ended { return splitter.rest() }
+                    if let piece = try await pieces.next() {
+                        splitter.append(piece)
+                    } else {
+                        ended = true
+                    }
+                }
+            }
+        }
+
+        public func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(pieces: stream.makeAsyncIterator(), splitter: LineSplitter(endings: endings))
+        }
+    }
+
+    /// The body's Server-Sent Events (``ResponseStream/events``).
+    public struct Events: AsyncSequence, Sendable {
+        public typealias Element = ServerSentEvent
+        public typealias Failure = CourierError
+
+        let lines: Lines
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            var lines: Lines.AsyncIterator
+            var parser = EventStreamParser()
+
+            public mutating func next() async throws(CourierError) -> ServerSentEvent? {
+                while let line = try await lines.next() {
+                    if let event = parser.take(line) { return event }
+                }
+                return nil
+            }
+        }
+
+        public func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(lines: lines.makeAsyncIterator())
+        }
+    }
+
+    /// The body's lines decoded as JSON values (``ResponseStream/values(of:)``).
+    public struct Values<Value: Decodable>: AsyncSequence, Sendable {
+        public typealias Element = Value
+        public typealias Failure = CourierError
+
+        let lines: Lines
+        let decoder: any DataDecoder
+        let url: URL
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            var lines: Lines.AsyncIterator
+            let decoder: any DataDecoder
+            let url: URL
+            var number = 0
+
+            public mutating func next() async throws(CourierError) -> Value? {
+                while let line = try await lines.next() {
+                    number += 1
+                    guard line.contains(where: { !$0.isWhitespace }) else { continue }
+                    do {
+                        return try decoder.decode(Value.self, from: Data(line.utf8))
+                    } catch {
+                        var failure = CourierError(
+                            .decodingFailed,
+                            "Line \(number) of the stream from \(url.path) could not be read as \(Value.self): \(DecodingErrorText.describe(error))",
+                            url: url, body: Data(line.utf8), underlyingError: error)
+                        failure.keyPath = DecodingErrorText.keyPath(of: error)
+                        throw failure
+                    }
+                }
+                return nil
+            }
+        }
+
+        public func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(lines: lines.makeAsyncIterator(), decoder: decoder, url: url)
+        }
+    }
+}

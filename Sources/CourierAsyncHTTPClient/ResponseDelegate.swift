@@ -1,0 +1,203 @@
+import AsyncHTTPClient
+import Courier
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+
+/// Reads one response from async-http-client's delegate callbacks, with the same checks on every
+/// request: the content coding, the declared length, the request's maximum size, and download
+/// progress. The body is gathered in memory, or, for a 2xx answer to a request that streams its
+/// body, handed on to a ``Courier/LiveBody`` as it arrives: the exchange then completes at the
+/// head, and a reader that is behind pauses the reading (the body part's future waits for it).
+///
+/// It also keeps the request's idle timeout: one timer on the request's event loop, which looks at
+/// when something was last sent or received and fails the task once that is `timeout` ago.
+///
+/// async-http-client calls it on the request's event loop, one callback at a time; the lock only
+/// makes that visible to the compiler (the timer and the completion come from elsewhere).
+final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
+    typealias Response = TransportResponse
+
+    private struct State {
+        var response: TransportResponse?
+        var body: ResponseBodyAccumulator?
+        var live: LiveBody?
+        var completion: (@Sendable (Result<TransportResponse, any Error>) -> Void)?
+        /// When something was last sent or received.
+        var lastActivity = NIODeadline.now()
+        /// Whether the reading waits for a reader that is behind (not idleness).
+        var waitingForReader = false
+        var timer: Scheduled<Void>?
+        var ended = false
+    }
+
+    private let transport: AsyncHTTPClientTransport
+    private let request: TransportRequest
+    private let observer: TransferObserver
+    private let idleTimeout: TimeAmount
+    private let state: Locked<State>
+
+    init(
+        transport: AsyncHTTPClientTransport, request: TransportRequest, observer: TransferObserver,
+        completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
+    ) {
+        self.transport = transport
+        self.request = request
+        self.observer = observer
+        idleTimeout = .nanoseconds(request.timeoutNanoseconds)
+        state = Locked(State(completion: completion))
+    }
+
+    // MARK: The exchange
+
+    /// The task runs: arms the idle timer on its event loop.
+    func started(_ task: HTTPClient.Task<TransportResponse>) {
+        let timer = task.eventLoop.scheduleTask(in: idleTimeout) { [self] in checkIdle(task) }
+        let endedFirst = state.withLock { state in
+            guard !state.ended else { return true }
+            state.timer = timer
+            return false
+        }
+        if endedFirst { timer.cancel() }
+    }
+
+    /// Fails the task when nothing moved for the whole timeout, else looks again when it could.
+    private func checkIdle(_ task: HTTPClient.Task<TransportResponse>) {
+        let now = NIODeadline.now()
+        let expired = state.withLock { state -> Bool in
+            guard !state.ended else { return false }
+            if !state.waitingForReader, now - state.lastActivity >= idleTimeout { return true }
+            let next = state.waitingForReader ? now + idleTimeout : state.lastActivity + idleTimeout
+            state.timer = task.eventLoop.scheduleTask(deadline: next) { [self] in checkIdle(task) }
+            return false
+        }
+        if expired { task.fail(reason: IdleTimeout()) }
+    }
+
+    private func touch() {
+        let now = NIODeadline.now()
+        state.withLock { $0.lastActivity = now }
+    }
+
+    /// The task's outcome: completes the exchange if its head did not, else ends the live body.
+    func ended(_ result: Result<TransportResponse, any Error>) {
+        let (completion, live, timer, headReceived, received, expected) = state.withLock { state in
+            state.ended = true
+            defer {
+                state.completion = nil
+                state.timer = nil
+            }
+            return (state.completion, state.live, state.timer, state.response != nil, state.body?.received ?? 0, state.body?.expected)
+        }
+        timer?.cancel()
+        let outcome = result.mapError { error -> any Error in
+            let cause: any Error = headReceived && !(error is CourierError)
+                ? BodyInterrupted(underlying: error, received: received, expected: expected) : error
+            return AsyncHTTPClientTransport.courierError(for: cause, request: request)
+        }
+        if let completion {
+            completion(outcome)
+        } else if let live {
+            switch outcome {
+            case .success: live.finish(nil)
+            case .failure(let error): live.finish(CourierError.wrap(error, url: request.url))
+            }
+        }
+    }
+
+    // MARK: async-http-client's callbacks
+
+    func didSendRequestHead(task: HTTPClient.Task<TransportResponse>, _ head: HTTPRequestHead) { touch() }
+    func didSendRequestPart(task: HTTPClient.Task<TransportResponse>, _ part: IOData) { touch() }
+
+    func didReceiveHead(task: HTTPClient.Task<TransportResponse>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        do {
+            let (response, expected) = try transport.head(status: head.status, fields: head.headers, request: request)
+            let streams = request.streamsBody && (200..<300).contains(response.statusCode)
+            let body = try ResponseBodyAccumulator(url: request.url, maximumSize: request.maximumResponseSize, expected: expected, keepsBody: !streams)
+            let live = streams ? LiveBody(url: request.url) : nil
+            let now = NIODeadline.now()
+            let completion = state.withLock { state -> (@Sendable (Result<TransportResponse, any Error>) -> Void)? in
+                state.response = response
+                state.body = body
+                state.live = live
+                state.lastActivity = now
+                guard streams else { return nil }
+                defer { state.completion = nil }
+                return state.completion
+            }
+            if let live, let completion {
+                live.onStop { task.cancel() }
+                var head = response
+                head.liveBody = live
+                completion(.success(head))
+            }
+            return task.eventLoop.makeSucceededVoidFuture()
+        } catch {
+            return task.eventLoop.makeFailedFuture(error)
+        }
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<TransportResponse>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        let now = NIODeadline.now()
+        let outcome = state.withLock { state -> Result<(TransferProgress?, LiveBody?), CourierError> in
+            state.lastActivity = now
+            do throws(CourierError) {
+                let progress = try buffer.withUnsafeReadableBytes { bytes throws(CourierError) in try state.body?.append(bytes) }
+                return .success((progress, state.live))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch outcome {
+        case .success(let (progress, live)):
+            if let progress { observer.download?(progress) }
+            guard let live else { return task.eventLoop.makeSucceededVoidFuture() }
+            let promise = task.eventLoop.makePromise(of: Void.self)
+            let resume: @Sendable () -> Void = { [self] in
+                let now = NIODeadline.now()
+                state.withLock { state in
+                    state.waitingForReader = false
+                    state.lastActivity = now
+                }
+                promise.succeed(())
+            }
+            // Marked first: the reader may catch up (and resume) before `deliver` returns.
+            state.withLock { $0.waitingForReader = true }
+            guard !live.deliver(Data(buffer: buffer), resume: resume) else {
+                state.withLock { $0.waitingForReader = false }
+                promise.succeed(())
+                return promise.futureResult
+            }
+            return promise.futureResult
+        case .failure(let error):
+            return task.eventLoop.makeFailedFuture(error)
+        }
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<TransportResponse>) throws -> TransportResponse {
+        let (response, live) = state.withLock { state -> (TransportResponse?, LiveBody?) in
+            guard var response = state.response else { return (nil, nil) }
+            response.body = state.body?.takeBody() ?? Data()
+            return (response, state.live)
+        }
+        guard let response else {
+            throw CourierError(.invalidResponse, "\(request.url.hostAndPort) ended the exchange without a response.", url: request.url)
+        }
+        let count = live?.received ?? Int64(response.body.count)
+        observer.download?(TransferProgress(completed: count, total: count))
+        return response
+    }
+}
+
+/// A failure while the response body was read: the head had arrived, and `received` bytes of the
+/// body, so the failure is a lost connection or a malformed body, not a failure to connect.
+struct BodyInterrupted: Error {
+    let underlying: any Error
+    let received: Int64
+    let expected: Int64?
+}
+
+/// The request's idle timeout passed with nothing sent or received.
+struct IdleTimeout: Error {}

@@ -1,0 +1,94 @@
+@testable import Courier
+import Foundation
+import Testing
+
+/// The event-stream format, as the WHATWG HTML standard's "Interpreting an event stream" says,
+/// fed in pieces cut everywhere (line ends split across reads, events merged in one read).
+struct EventStreamParserTests {
+    /// Parses `text` fed in pieces of `size` bytes; the events dispatched and the parser at the end.
+    static func parse(_ text: String, pieces size: Int) -> ([ServerSentEvent], EventStreamParser) {
+        var splitter = LineSplitter(endings: .any)
+        var parser = EventStreamParser()
+        var events: [ServerSentEvent] = []
+        let bytes = Array(text.utf8)
+        var index = 0
+        while index < bytes.count {
+            splitter.append(bytes[index..<min(index + size, bytes.count)])
+            index += size
+            while let line = splitter.nextLine() {
+                if let event = parser.take(line) { events.append(event) }
+            }
+        }
+        if let rest = splitter.rest(), let event = parser.take(rest) { events.append(event) }
+        return (events, parser)
+    }
+
+    static let pieceSizes = [1, 2, 3, 7, 64, 100_000]
+
+    @Test(arguments: pieceSizes)
+    func fieldsCommentsAndLineEnds(size: Int) {
+        let text = "\u{FEFF}: a comment\r\nevent: add\rdata: one\ndata:two\r\n\r\n"
+            + "id: 7\ndata\n\n"  // a field with no colon: data is ""
+            + "retry: 2500\ndata: x\nretry: 12s\n\n"  // retry with a non-digit is ignored
+            + "id: bad\u{0}id\ndata: y\n\n"  // an id with NUL is ignored: the last id stays
+            + "data: no blank line after this"
+        let (events, parser) = Self.parse(text, pieces: size)
+        #expect(events == [
+            ServerSentEvent(type: "add", data: "one\ntwo", id: ""),
+            ServerSentEvent(type: "message", data: "", id: "7"),
+            ServerSentEvent(type: "message", data: "x", id: "7"),
+            ServerSentEvent(type: "message", data: "y", id: "7"),
+        ])
+        #expect(parser.retry == 2500 && parser.lastEventID == "7")
+    }
+
+    @Test(arguments: pieceSizes)
+    func emptyDataDispatchesNothingAndAnEmptyIdResets(size: Int) {
+        let text = "event: ignored\n\n" + "id: 1\n\n" + "data:  two spaces\n\n" + "id\ndata: after reset\n\n" + ":\n\n" + "event\ndata: d\n\n"
+        let (events, parser) = Self.parse(text, pieces: size)
+        #expect(events == [
+            ServerSentEvent(type: "message", data: " two spaces", id: "1"),
+            ServerSentEvent(type: "message", data: "after reset", id: ""),
+            ServerSentEvent(type: "message", data: "d", id: ""),
+        ])
+        #expect(parser.lastEventID == "")
+    }
+
+    /// A CR at the end of one read and an LF at the start of the next make one line end, not two
+    /// (which would dispatch an event early).
+    @Test func aCRLFSplitAcrossReadsIsOneLineEnd() {
+        var splitter = LineSplitter(endings: .any)
+        splitter.append(Array("data: a\r".utf8))
+        #expect(splitter.nextLine() == "data: a")
+        #expect(splitter.nextLine() == nil)
+        splitter.append(Array("\ndata: b\r\n\r\n".utf8))
+        #expect(splitter.nextLine() == "data: b")
+        #expect(splitter.nextLine() == "")
+        #expect(splitter.nextLine() == nil)
+    }
+
+    /// NDJSON's lines end with LF; a CR before it goes, a CR alone does not end a line.
+    @Test func lineFeedLinesKeepALoneCR() {
+        var splitter = LineSplitter(endings: .lineFeed)
+        splitter.append(Array("{\"a\":1}\r\n{\"b\":\"x\ry\"}\n{\"c\":".utf8))
+        #expect(splitter.nextLine() == "{\"a\":1}")
+        #expect(splitter.nextLine() == "{\"b\":\"x\ry\"}")
+        #expect(splitter.nextLine() == nil)
+        splitter.append(Array("3}".utf8))
+        #expect(splitter.nextLine() == nil)
+        #expect(splitter.rest() == "{\"c\":3}")
+    }
+
+    @Test func retryDigitsPastIntAreClampedNotACrash() {
+        var parser = EventStreamParser()
+        _ = parser.take("retry: 99999999999999999999999999")
+        #expect(parser.retry == Int.max)
+        #expect(ReconnectionPolicy().wait(beforeAttempt: 1, retry: parser.retry) == .seconds(60))
+    }
+
+    @Test func theReconnectWaitDoublesUpToTheMaximum() {
+        let policy = ReconnectionPolicy(delay: .seconds(1), maximumDelay: .seconds(10))
+        #expect((1...6).map { policy.wait(beforeAttempt: $0, retry: nil) } == [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(10), .seconds(10)])
+        #expect(policy.wait(beforeAttempt: 1, retry: 250) == .milliseconds(250))
+    }
+}

@@ -1,0 +1,151 @@
+import Courier
+import CourierDemo
+import Foundation
+import ImageStoreServer
+import Testing
+
+/// Bodies read as they arrive (``APIClient/stream(_:)``, ``APIClient/events(_:reconnection:)``),
+/// against the sample server's streaming routes, on both transports.
+@Suite(.timeLimit(.minutes(5)))
+struct StreamTests {
+    @Test(arguments: TransportKind.allCases)
+    func bytesArriveInOrderWithTheHeadFirst(kind: TransportKind) async throws {
+        try await withServer { server in
+            try await kind.with { transport in
+                let stream = try await server.client(transport).stream(Request(.get, "bytes/300000", query: ["chunked": "true"]))
+                #expect(stream.statusCode == 200 && stream.headers["Content-Type"] == "application/octet-stream")
+                var received = Data()
+                var pieces = 0
+                for try await piece in stream {
+                    received += piece
+                    pieces += 1
+                }
+                #expect(received == Data((0..<300_000).map { UInt8($0 % 251) }))
+                #expect(pieces > 1, "the body came as one piece: it was gathered, not streamed")
+            }
+        }
+    }
+
+    struct Item: Decodable, Equatable {
+        var itemId: Int
+        var displayName: String
+    }
+
+    /// NDJSON decoded with the client's decoder and the seed's key rules (`item_id` → `itemId`).
+    @Test(arguments: TransportKind.allCases)
+    func ndjsonLinesDecodeWithTheClientsKeyRules(kind: TransportKind) async throws {
+        try await withServer { server in
+            try await kind.with { transport in
+                let stream = try await server.client(transport).stream(Request(.get, "ndjson", query: ["count": 2000]))
+                var items: [Item] = []
+                for try await item in stream.values(of: Item.self) { items.append(item) }
+                #expect(items.count == 2000)
+                #expect(items.first == Item(itemId: 1, displayName: "item 1") && items.last == Item(itemId: 2000, displayName: "item 2000"))
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func eventsArriveWithTheirIdsAndTheStreamEndsOnA204(kind: TransportKind) async throws {
+        try await withServer { server in
+            try await kind.with { transport in
+                let client = server.client(transport)
+                var seen: [ServerSentEvent] = []
+                for try await event in try client.events(Request(.get, "events", query: ["count": 3])) { seen.append(event) }
+                // Three events, then the server's end; the reconnect with Last-Event-ID: 3 gets a 204.
+                #expect(seen == (1...3).map { ServerSentEvent(type: "tick", data: "{\"n\": \($0)}", id: "\($0)") })
+            }
+        }
+    }
+
+    /// Dropped twice mid-stream, the sequence reconnects after the server's `retry:` with
+    /// `Last-Event-ID`, and every event arrives once, in order.
+    @Test(arguments: TransportKind.allCases)
+    func aDroppedStreamResumesFromTheLastEventID(kind: TransportKind) async throws {
+        try await withServer { server in
+            try await kind.with { transport in
+                let client = server.client(transport)
+                let request = Request<Data>(.get, "events", query: ["count": 6, "dropAfter": 2, "retry": 10])
+                var ids: [String] = []
+                for try await event in try client.events(request, reconnection: ReconnectionPolicy(maximumAttempts: 3)) { ids.append(event.id) }
+                #expect(ids == ["1", "2", "3", "4", "5", "6"])
+            }
+        }
+    }
+
+    /// Without reconnecting, a drop ends the events with a lost connection, after every event
+    /// that arrived.
+    @Test(arguments: TransportKind.allCases)
+    func aDropEndsTheSequenceAfterEveryEventThatArrived(kind: TransportKind) async throws {
+        try await withServer { server in
+            try await kind.with { transport in
+                let stream = try await server.client(transport).stream(Request(.get, "events", query: ["count": 6, "dropAfter": 2]))
+                var ids: [String] = []
+                let error = await #expect(throws: CourierError.self) {
+                    for try await event in stream.events { ids.append(event.id) }
+                }
+                #expect(ids == ["1", "2"])
+                #expect(error?.kind == .connectionLost, "\(String(describing: error))")
+            }
+        }
+    }
+
+    /// The README's example: an AI chat completion's tokens as they stream.
+    @Test(arguments: TransportKind.allCases)
+    func aChatCompletionStreamsItsTokens(kind: TransportKind) async throws {
+        try await withServer { server in
+            try await kind.with { transport in
+                let text = try await ReadmeChat.complete("streams are here", client: server.client(transport))
+                #expect(text == "You said: streams are here")
+            }
+        }
+    }
+
+    /// A status the client does not accept is the usual error, with its body; nothing streams.
+    @Test(arguments: TransportKind.allCases)
+    func aRefusedStatusIsTheUsualErrorWithItsBody(kind: TransportKind) async throws {
+        try await withServer { server in
+            try await kind.with { transport in
+                let error = await #expect(throws: CourierError.self) { try await server.client(transport).stream(Request(.get, "status/404")) }
+                #expect(error?.kind == .httpStatus(404) && error?.body.map { String(decoding: $0, as: UTF8.self).contains("404") } == true)
+            }
+        }
+    }
+
+    /// Cancelling the reading task ends the reading at once: while events arrive, and while the
+    /// sequence waits to reconnect (the server asked for a minute).
+    @Test(arguments: TransportKind.allCases)
+    func cancellingTheReaderClosesTheStreamAndAReconnectWait(kind: TransportKind) async throws {
+        try await withServer { server in
+            try await kind.with { transport in
+                let client = server.client(transport)
+                for query: Parameters in [["count": 1_000_000, "interval": 20], ["count": 10, "dropAfter": 1, "retry": 60_000]] {
+                    let first = AsyncEvent()
+                    let reader = Task {
+                        var count = 0
+                        for try await _ in try client.events(Request(.get, "events", query: query)) {
+                            count += 1
+                            first.signal()
+                        }
+                        return count
+                    }
+                    await first.wait()
+                    reader.cancel()
+                    let outcome = await reader.result
+                    #expect(throws: CourierError.self) { try outcome.get() }
+                    #expect((try? outcome.get()) == nil)
+                    if case .failure(let error as CourierError) = outcome { #expect(error.kind == .cancelled, "\(error)") }
+                }
+            }
+        }
+    }
+
+    /// A reconnection policy that cannot work is refused before anything is sent.
+    @Test func aBadReconnectionPolicyIsRefusedBeforeSending() throws {
+        let client = APIClient(baseURL: URL(string: "http://127.0.0.1:9")!)
+        for policy in [ReconnectionPolicy(delay: .seconds(-1)), ReconnectionPolicy(maximumDelay: .milliseconds(-5)), ReconnectionPolicy(maximumAttempts: -1)] {
+            let error = #expect(throws: CourierError.self) { try client.events(Request(.get, "events"), reconnection: policy) }
+            #expect(error?.kind == .invalidRequest && error?.message.contains("negative") == true, "\(String(describing: error))")
+        }
+    }
+}
