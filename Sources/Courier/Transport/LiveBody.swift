@@ -73,7 +73,8 @@ package final class LiveBody: Sendable {
     // MARK: The transport's side
 
     /// Hands on a piece of the body. Returns whether the transport may deliver more now; when
-    /// `false`, it reads nothing more until `resume` runs.
+    /// `false`, it reads nothing more until `resume` runs. Pieces delivered while it is paused
+    /// (already on their way) are kept and answered `true`: one pause, one resume.
     package func deliver(_ piece: Data, resume: @escaping @Sendable () -> Void) -> Bool {
         let (reader, goOn) = state.withLock { state -> (CheckedContinuation<Result<Data?, CourierError>, Never>?, Bool) in
             guard !state.stopped, !state.ended else { return (nil, true) }
@@ -84,7 +85,8 @@ package final class LiveBody: Sendable {
             }
             state.pieces.append(piece)
             state.held += piece.count
-            guard state.held > Self.pauseAbove else { return (nil, true) }
+            // Paused already (pieces the transport had on their way): the one resume answers it.
+            guard state.held > Self.pauseAbove, state.resumeTransport == nil else { return (nil, true) }
             state.resumeTransport = resume
             return (nil, false)
         }

@@ -24,6 +24,9 @@ final class URLSessionExchange: Sendable {
         var uploadSent: Int64 = 0
         /// When the response head arrived.
         var headAt: ContinuousClock.Instant?
+        /// Pauses asked for less resumes: the reading is paused while it is above 0. A resume can
+        /// come before the pause it answers (the reader caught up at once), so they are counted.
+        var pauses = 0
     }
 
     let request: TransportRequest
@@ -125,9 +128,19 @@ final class URLSessionExchange: Sendable {
         }
         switch outcome {
         case .success(let (progress, live)):
-            if let live, !live.deliver(data, resume: { [resumeTask] in resumeTask?() }) { pauseTask?() }
+            if let live, !live.deliver(data, resume: { [self] in changePauses(by: -1) }) { changePauses(by: 1) }
             if let progress { observer.download?(progress) }
         case .failure(let error): abandon(with: error)
+        }
+    }
+
+    /// Pauses the reading when the count rises to 1 and resumes it when it falls back to 0, in
+    /// the order the changes are counted (under the lock).
+    private func changePauses(by change: Int) {
+        state.withLock { state in
+            state.pauses += change
+            if change > 0, state.pauses == 1 { pauseTask?() }
+            if change < 0, state.pauses == 0 { resumeTask?() }
         }
     }
 

@@ -60,7 +60,10 @@ extension URLSessionTransport: CallbackTransport {
             task = session.dataTask(with: urlRequest)
         }
         #if canImport(FoundationNetworking)
-        // swift-corelibs-foundation cannot pause a transfer (suspending a running task restarts it).
+        // swift-corelibs-foundation cannot pause a transfer: suspending a running task restarts it
+        // from scratch, and every session's work queue targets one queue of the process, so
+        // holding a session's callbacks back would stall every URLSession request. A streamed
+        // body is read as fast as it arrives.
         let exchange = URLSessionExchange(request: request, observer: observer, spooledBody: spooled, cancelTask: Self.cancellation(of: task))
         #else
         let exchange = URLSessionExchange(
