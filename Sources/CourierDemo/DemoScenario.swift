@@ -37,6 +37,7 @@ public struct DemoScenario: Sendable {
             try await steps.bodyAndQuery()
             try await steps.groupInjection()
             try await steps.downloadWithProgress()
+            try await steps.streamEvents()
             try await steps.callbackAndCancel()
             try await steps.signInCallAndLogout()
             try await steps.errors()

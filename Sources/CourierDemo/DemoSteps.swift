@@ -68,6 +68,18 @@ struct DemoSteps {
         narrator.say("All 1,048,576 bytes arrived intact.")
     }
 
+    func streamEvents() async throws {
+        narrator.step("A stream of Server-Sent Events, dropped mid-way and resumed")
+        let request = Request<Data>(.get, "events", query: ["count": 5, "dropAfter": 2, "retry": 50])
+        var ids: [String] = []
+        for try await event in try client.events(request, reconnection: ReconnectionPolicy(maximumAttempts: 3)) {
+            narrator.say("event \(event.type) id \(event.id): \(event.data)")
+            ids.append(event.id)
+        }
+        try demand(ids == ["1", "2", "3", "4", "5"], "the events came as \(ids)")
+        narrator.say("The server dropped the connection after every second event; each reconnect sent Last-Event-ID, and no event came twice.")
+    }
+
     func callbackAndCancel() async throws {
         narrator.step("Callback style on a chosen queue, then cancelling a slow request")
         let queue = DispatchQueue(label: "demo.callbacks")

@@ -18,6 +18,7 @@ let suites: [String: @Sendable (BenchOptions) async throws -> Void] = [
     "errors": { try ValidationErrorsBenchmark(options: $0).run() },
     "openapi": { try await OpenAPIBenchmark(options: $0).run() },
     "outbox": { try await OutboxBenchmark(options: $0).run() },
+    "stream": { try await StreamBenchmark(options: $0).run() },
 ]
 
 guard let name = arguments.first, let suite = suites[name] else {
