@@ -24,8 +24,11 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         /// Time allowed to open a connection, and to wait for a pooled one to become free when
         /// ``maximumConnectionsPerHost`` are busy.
         public var connectTimeout: Duration = .seconds(10)
-        /// Time allowed between two reads of a response; `nil` for no limit besides the request's timeout.
-        public var readTimeout: Duration? = .seconds(60)
+        /// A client-wide limit on the time between two reads of a response, on top of each
+        /// request's own ``Courier/TransportRequest/timeout`` (the idle timeout Courier keeps per
+        /// request, as on ``Courier/URLSessionTransport``). `nil` by default, so that a request's
+        /// timeout alone decides, and a stream given a longer one may stay quiet that long.
+        public var readTimeout: Duration? = nil
         /// How long an idle connection stays in the pool.
         public var idleTimeout: Duration = .seconds(60)
         /// Size of the pieces a body is streamed in when upload progress is observed.
