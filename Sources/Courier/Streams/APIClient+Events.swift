@@ -27,10 +27,10 @@ public struct ReconnectionPolicy: Sendable, Hashable {
     /// The wait before reconnect number `attempt` (1 for the first in a row), with `retry`
     /// milliseconds asked by the stream, before jitter.
     func wait(beforeAttempt attempt: Int, retry: Int?) -> Duration {
-        let base = retry.map { Duration.milliseconds(min($0, Int(Int32.max))) } ?? delay
-        let doublings = min(max(attempt - 1, 0), 30)
-        let grown = base * (1 << doublings)
-        return min(grown, maximumDelay)
+        var wait = retry.map { Duration.milliseconds(min($0, Int(Int32.max))) } ?? delay
+        // Doubled only while under the maximum, so no delay an app or a server gives overflows.
+        for _ in 1..<max(attempt, 1) where wait < maximumDelay { wait *= 2 }
+        return min(wait, maximumDelay)
     }
 
     /// An error for a policy that cannot work, or `nil`.
@@ -67,12 +67,16 @@ extension APIClient {
 
 /// The events of a Server-Sent Events stream, across reconnects (``APIClient/events(_:reconnection:)``).
 public struct ServerSentEvents: AsyncSequence, Sendable {
+    /// What the sequence gives.
     public typealias Element = ServerSentEvent
+    /// What ends it early.
     public typealias Failure = CourierError
 
     let client: APIClient
     let request: Request<Data>
     let reconnection: ReconnectionPolicy
+
+    /// A reader from the start (a stream's body can be read once).
 
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(client: client, request: request, reconnection: reconnection)
@@ -97,7 +101,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         }
 
         /// The next event; `nil` when the stream is over (a 204, or an end with no reconnect allowed).
-        public mutating func next() async throws(CourierError) -> ServerSentEvent? {
+                public mutating func next() async throws(CourierError) -> ServerSentEvent? {
             while !finished {
                 do throws(CourierError) {
                     if lines == nil {

@@ -15,7 +15,9 @@ import Foundation
 /// ``CourierError/Kind/connectionLost`` (or ``CourierError/Kind/timedOut``), after every piece
 /// that arrived.
 public struct ResponseStream: AsyncSequence, Sendable {
+    /// What the sequence gives.
     public typealias Element = Data
+    /// What ends it early.
     public typealias Failure = CourierError
 
     /// The HTTP status code (2xx, or another status the client accepts).
@@ -57,10 +59,12 @@ public struct ResponseStream: AsyncSequence, Sendable {
         let handle: Handle
 
         /// The next piece; `nil` at the end of the body.
-        public mutating func next() async throws(CourierError) -> Data? {
+                public mutating func next() async throws(CourierError) -> Data? {
             try await handle.body.next()
         }
     }
+
+    /// A reader from the start (a stream's body can be read once).
 
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(handle: handle)
@@ -90,7 +94,9 @@ public struct ResponseStream: AsyncSequence, Sendable {
 
     /// The body's lines (``ResponseStream/lines``).
     public struct Lines: AsyncSequence, Sendable {
+        /// What the sequence gives.
         public typealias Element = String
+        /// What ends it early.
         public typealias Failure = CourierError
 
         let stream: ResponseStream
@@ -100,6 +106,8 @@ public struct ResponseStream: AsyncSequence, Sendable {
             var pieces: ResponseStream.AsyncIterator
             var splitter: LineSplitter
             var ended = false
+
+            /// The next element; `nil` at the end.
 
             public mutating func next() async throws(CourierError) -> String? {
                 while true {
@@ -114,6 +122,8 @@ public struct ResponseStream: AsyncSequence, Sendable {
             }
         }
 
+        /// A reader from the start (a stream's body can be read once).
+
         public func makeAsyncIterator() -> AsyncIterator {
             AsyncIterator(pieces: stream.makeAsyncIterator(), splitter: LineSplitter(endings: endings))
         }
@@ -121,7 +131,9 @@ public struct ResponseStream: AsyncSequence, Sendable {
 
     /// The body's Server-Sent Events (``ResponseStream/events``).
     public struct Events: AsyncSequence, Sendable {
+        /// What the sequence gives.
         public typealias Element = ServerSentEvent
+        /// What ends it early.
         public typealias Failure = CourierError
 
         let lines: Lines
@@ -129,6 +141,8 @@ public struct ResponseStream: AsyncSequence, Sendable {
         public struct AsyncIterator: AsyncIteratorProtocol {
             var lines: Lines.AsyncIterator
             var parser = EventStreamParser()
+
+            /// The next element; `nil` at the end.
 
             public mutating func next() async throws(CourierError) -> ServerSentEvent? {
                 while let line = try await lines.next() {
@@ -138,6 +152,8 @@ public struct ResponseStream: AsyncSequence, Sendable {
             }
         }
 
+        /// A reader from the start (a stream's body can be read once).
+
         public func makeAsyncIterator() -> AsyncIterator {
             AsyncIterator(lines: lines.makeAsyncIterator())
         }
@@ -145,7 +161,9 @@ public struct ResponseStream: AsyncSequence, Sendable {
 
     /// The body's lines decoded as JSON values (``ResponseStream/values(of:)``).
     public struct Values<Value: Decodable>: AsyncSequence, Sendable {
+        /// What the sequence gives.
         public typealias Element = Value
+        /// What ends it early.
         public typealias Failure = CourierError
 
         let lines: Lines
@@ -157,6 +175,8 @@ public struct ResponseStream: AsyncSequence, Sendable {
             let decoder: any DataDecoder
             let url: URL
             var number = 0
+
+            /// The next element; `nil` at the end.
 
             public mutating func next() async throws(CourierError) -> Value? {
                 while let line = try await lines.next() {
@@ -176,6 +196,8 @@ public struct ResponseStream: AsyncSequence, Sendable {
                 return nil
             }
         }
+
+        /// A reader from the start (a stream's body can be read once).
 
         public func makeAsyncIterator() -> AsyncIterator {
             AsyncIterator(lines: lines.makeAsyncIterator(), decoder: decoder, url: url)

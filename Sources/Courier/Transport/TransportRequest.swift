@@ -21,7 +21,7 @@ public struct TransportRequest: Sendable {
     @available(*, deprecated, message: "APIClient.download writes the file from the streamed body; transports no longer see a destination.")
     public var downloadDestination: URL? {
         get { nil }
-        set {}  // swiftlint:disable:this unused_setter_value
+        set {}  // ignored
     }
     /// Seconds the exchange may go without sending or receiving anything (an idle timeout), on
     /// every transport: a slow body that keeps arriving is not cut off, a silent server is. The

@@ -14,7 +14,7 @@ public struct TransportResponse: Sendable {
     @available(*, deprecated, message: "APIClient.download writes the file from the streamed body.")
     public var bodyFile: URL? {
         get { nil }
-        set {}  // swiftlint:disable:this unused_setter_value
+        set {}  // ignored
     }
     /// The body, still arriving, of a 2xx answer to a request that streams its body
     /// (``TransportRequest/streamsBody``); ``body`` is then empty.

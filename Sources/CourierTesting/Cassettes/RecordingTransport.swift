@@ -30,21 +30,6 @@ public struct RecordingTransport: HTTPTransport {
     /// Replays the recorded answer to `request`, or sends it through ``base`` and records it: the
     /// callback exchange (``start(_:observer:completion:)``) awaited, cancelled with the task.
     public func send(_ request: TransportRequest, observer: TransferObserver) async throws -> TransportResponse {
-        let stop = Locked<(cancelled: Bool, cancel: TransportCancellation?)>((false, nil))
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let cancel = start(request, observer: observer) { continuation.resume(with: $0) }
-                let cancelNow = stop.withLock { state in
-                    state.cancel = cancel
-                    return state.cancelled
-                }
-                if cancelNow { cancel() }
-            }
-        } onCancel: {
-            stop.withLock { state in
-                state.cancelled = true
-                return state.cancel
-            }?()
-        }
+        try await ExchangeControl.send(request) { start(request, observer: observer, completion: $0) }
     }
 }
