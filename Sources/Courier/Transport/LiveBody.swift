@@ -101,7 +101,10 @@ package final class LiveBody: Sendable {
             guard !state.ended else { return nil }
             state.ended = true
             state.failure = failure
+            // Nothing is left to pause or stop; the transport's closures (which may hold the
+            // exchange that holds this body) go with the end.
             state.resumeTransport = nil
+            state.stopTransport = nil
             defer { state.reader = nil }
             return state.reader
         }
@@ -112,7 +115,7 @@ package final class LiveBody: Sendable {
     package func onStop(_ stop: @escaping @Sendable () -> Void) {
         let stopNow = state.withLock { state in
             guard !state.stopped else { return true }
-            state.stopTransport = stop
+            if !state.ended { state.stopTransport = stop }  // an ended body has nothing to stop
             return false
         }
         if stopNow { stop() }
@@ -169,7 +172,7 @@ package final class LiveBody: Sendable {
                 state.resumeTransport = nil
                 state.stopTransport = nil
             }
-            return (state.reader, state.resumeTransport, state.ended ? nil : state.stopTransport)
+            return (state.reader, state.resumeTransport, state.stopTransport)
         }
         reader?.resume(returning: .failure(.cancelled(url)))
         resume?()
