@@ -283,3 +283,114 @@ struct FaultTests {
         }
     }
 }
+
+/// The three faults of issue 41: what a transport does between two requests on one connection,
+/// and with a body that arrives slower than the timeout allows in total but never pauses for longer.
+extension FaultTests {
+    /// Runs `body` with a client of `kind` talking to a new hostile server running `behaviour`.
+    static func withClient<Result>(
+        on kind: TransportKind, timeout: TimeInterval = 60,
+        _ behaviour: @escaping @Sendable (HostileConnection) -> Void,
+        _ body: (APIClient) async throws -> Result
+    ) async throws -> Result {
+        let server = try HostileServer(behaviour)
+        defer { server.stop() }
+        let transport: any HTTPTransport = kind == .urlSession ? URLSessionTransport() : AsyncHTTPClientTransport()
+        defer { if let ahc = transport as? AsyncHTTPClientTransport { Task { try? await ahc.shutdown() } } }
+        var configuration = ClientConfiguration(baseURL: server.baseURL)
+        configuration.cache = nil
+        configuration.errorPresenter = nil
+        configuration.timeout = timeout
+        configuration.retryPolicy = .none
+        return try await body(APIClient(configuration: configuration, transport: transport))
+    }
+
+    /// The timeout is an idle timeout on both transports: a body whose bytes come half a second
+    /// apart arrives whole although it takes longer than the timeout in all.
+    @Test(arguments: TransportKind.allCases)
+    func aSlowBodyThatNeverPausesForTheTimeoutArrivesWhole(kind: TransportKind) async throws {
+        let result = try await Self.send(Request<Data>(.get, "trickle"), on: kind, timeout: 2) { connection in
+            connection.readHead()
+            connection.write("HTTP/1.1 200 OK\r\nContent-Length: 8\r\nContent-Type: text/plain\r\n\r\n")
+            for byte in "trickles" {
+                usleep(500_000)  // the server is slow on purpose: 4 s in all, under a 2 s timeout
+                connection.write(String(byte))
+            }
+        }
+        let response = try result.get()
+        #expect(response.value == Data("trickles".utf8))
+    }
+
+    /// A server that takes a POST's whole body on a connection it has used before and then resets
+    /// it: the request fails at once as a lost connection (the outbox's lost acknowledgement), and
+    /// its body is never sent again, whole or cut short.
+    @Test(arguments: TransportKind.allCases)
+    func aResetAfterAPostsBodyFailsAtOnceAndIsNeverResent(kind: TransportKind) async throws {
+        let body = Data(repeating: 0x61, count: 100_000)
+        let posts = Locked<[Int]>([])
+        let error = try await Self.withClient(on: kind) { connection in
+            while let head = connection.readHead() {
+                if head.hasPrefix("GET") {
+                    connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                    continue
+                }
+                // A body sent chunked (no Content-Length) is read to its size plus the framing.
+                let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                    .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }
+                let received = connection.readBody(length: length ?? body.count)
+                posts.withLock { $0.append(received) }
+                connection.reset()
+                return
+            }
+        } _: { client -> CourierError? in
+            let warmUp = try await client.send(Request<Data>(.get, "warm-up"))
+            #expect(warmUp.value == Data("ok".utf8))
+            do throws(CourierError) {
+                _ = try await client.send(Request<Data>(.post, "orders", body: .data(body, contentType: "application/octet-stream")))
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let failure = try #require(error, "the POST succeeded against a server that reset it")
+        #expect(failure.kind == .connectionLost, "\(failure)")
+        // URLSession (Linux) may send the head once more with no body before Courier stops it.
+        let bodies = posts.withLock { $0 }
+        #expect(bodies.first == body.count && bodies.dropFirst().allSatisfy { $0 == 0 }, "the server saw POST bodies of \(bodies) bytes")
+    }
+
+    /// After a response whose framing is broken (two different `Content-Length`s), the next
+    /// request on the same client is answered: the broken connection is not reused, and nothing
+    /// reports it as the app's mistake.
+    @Test(arguments: TransportKind.allCases)
+    func theRequestAfterAFramingErrorIsAnswered(kind: TransportKind) async throws {
+        let (first, second) = try await Self.withClient(on: kind, timeout: 10) { connection in
+            while let head = connection.readHead() {
+                if head.hasPrefix("GET /conflict") {
+                    connection.write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 10\r\n\r\n0123456789")
+                } else {
+                    connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                }
+            }
+        } _: { client -> (CourierError?, Result<Response<Data>, CourierError>) in
+            var first: CourierError?
+            do throws(CourierError) {
+                _ = try await client.send(Request<Data>(.get, "conflict"))
+            } catch {
+                first = error
+            }
+            do throws(CourierError) {
+                return (first, .success(try await client.send(Request<Data>(.get, "next"))))
+            } catch {
+                return (first, .failure(error))
+            }
+        }
+        #expect(first?.kind == .invalidResponse, "\(String(describing: first))")
+        switch second {
+        case .success(let response):
+            #expect(response.value == Data("ok".utf8))
+        case .failure(let error):
+            #expect(error.kind == .connectionLost, "\(error)")
+        }
+    }
+}

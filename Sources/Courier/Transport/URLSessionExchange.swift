@@ -215,14 +215,21 @@ final class URLSessionExchange: Sendable {
         }
     }
 
-    /// A new stream over the request body, for when libcurl rewinds it (a reused connection that
-    /// closed before the request went out); `nil` when the body is not streamed.
-    func makeBodyStream() -> InputStream? {
-        #if canImport(FoundationNetworking)
-        return request.bodyStream.map { StreamedBodyInputStream($0) }
-        #else
-        return nil
-        #endif
+    /// URLSession wants the request body again: libcurl rewinds it to send the request once more
+    /// on a fresh connection when a reused one closed without answering. That connection may have
+    /// closed before the request reached the server, or after the server took and applied it (a
+    /// lost acknowledgement), and nothing tells the two apart. URLSession never sends a request
+    /// twice here, whatever its method: the exchange fails at once as a lost connection, as on
+    /// async-http-client, and the request's retry policy decides whether to send it again.
+    /// swift-corelibs-foundation cannot refuse the rewind itself, so libcurl may send the request
+    /// head once more, with no body, before the task is cancelled: an incomplete request that no
+    /// server applies.
+    func refuseResend() {
+        abandon(with: CourierError(
+            .connectionLost,
+            "\(request.url.hostAndPort) closed the connection after the request was sent, without answering: "
+                + "the server may have received it, so it was not sent again.",
+            url: request.url))
     }
 
     /// A failure of the task, classified with what had arrived before it.

@@ -56,8 +56,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     func urlSession(
         _ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
     ) {
-        nonisolated(unsafe) let stream = exchange(for: task)?.makeBodyStream()
-        completionHandler(stream)
+        exchange(for: task)?.refuseResend()
+        completionHandler(nil)
     }
 
     /// A challenge the user's ``URLSessionTransport/ChallengeHandler`` does not answer: server

@@ -91,6 +91,19 @@ final class HostileConnection: @unchecked Sendable {
         }
     }
 
+    /// Reads up to `length` bytes of request body and returns how many came before the client
+    /// stopped sending or closed.
+    func readBody(length: Int) -> Int {
+        var received = 0
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while received < length {
+            let read = recv(fd, &buffer, min(buffer.count, length - received), 0)
+            guard read > 0 else { break }
+            received += read
+        }
+        return received
+    }
+
     /// Shrinks the receive buffer, so a client sending a large body blocks soon.
     func shrinkReceiveBuffer() {
         var size: Int32 = 4096
