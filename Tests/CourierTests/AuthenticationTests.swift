@@ -174,6 +174,31 @@ import Testing
         }
     }
 
+    /// A Server-Sent Events stream that reconnects after a drop sends the client's credentials
+    /// again; when they have expired meanwhile, the 401 refreshes them through the authenticator
+    /// (once) and the stream resumes after the last event it had.
+    @Test(arguments: TransportKind.allCases)
+    func aStreamReconnectingWithExpiredCredentialsRefreshesThem(kind: TransportKind) async throws {
+        try await withServer { server in
+            try await kind.with { transport in
+                let authenticator = ReSignIn()
+                let client = client(server, store: InMemoryCredentialStore(), authenticator: authenticator, transport: transport)
+                _ = try await Self.signIn(client)
+                let events = try client.events(
+                    Request(.get, "notifications", query: ["count": 4, "dropAfter": 2]), reconnection: ReconnectionPolicy(delay: .milliseconds(10)))
+                var ids: [String] = []
+                for try await event in events {
+                    ids.append(event.id)
+                    // The session ends while the stream is open: the reconnect after the drop gets a 401.
+                    if ids.count == 1 { _ = try await client.send(Request<JSONValue>(.delete, "auth/sign_out")) }
+                }
+                #expect(ids == ["1", "2", "3", "4"])
+                #expect(authenticator.calls.withLock { $0 } == 1)
+                #expect(server.requestCount("GET", "/notifications") == 4, "the first connection, the 401, the resumed one, the 204")
+            }
+        }
+    }
+
     @Test func aFailedRefreshLetsThe401Through() async throws {
         struct Refuse: Authenticator {
             func refreshCredentials(using client: APIClient) async throws -> Bool { false }

@@ -203,3 +203,88 @@ struct ObservabilityTests {
         try await transport.shutdown()
     }
 }
+
+/// A stream's record lasts as long as its body: the span ends and the duration, bytes and events
+/// count when the reader has the end, a failure, or stops, never at the head.
+extension ObservabilityTests {
+    @Test(arguments: TransportKind.allCases)
+    func aStreamIsRecordedWhenItsReaderIsDone(_ kind: TransportKind) async throws {
+        try await withServer { server in
+            try await kind.with { transport in
+                let tracer = InMemoryTracer()
+                let metrics = TestMetrics()
+                let client = server.client(transport) {
+                    $0.tracer = tracer
+                    $0.metricsFactory = metrics
+                }
+                func total(_ label: String, _ request: String) -> Int64 {
+                    metrics.counterTotal(label: label, dimensions: [("method", "GET"), ("request", request)])
+                }
+
+                // Read to the end: 5 events, every byte.
+                let whole = try await client.stream(Request<Data>(.get, "events", query: ["count": 5]).named("whole"))
+                #expect(tracer.popFinishedSpans().isEmpty, "the span ended at the head")
+                var events = 0
+                for try await _ in whole.events { events += 1 }
+                #expect(events == 5)
+                let ended = try #require(tracer.popFinishedSpans().first)
+                #expect(ended.operationName == "GET whole")
+                #expect(ended.attributes.get("courier.stream.events") == .int64(5))
+                #expect(ended.attributes.get("courier.stream.stopped_by_reader") == nil)
+                #expect(ended.status == nil)
+                let bytes = 5 * "id: 1\nevent: tick\ndata: {\"n\": 1}\n\n".utf8.count
+                #expect(ended.attributes.get("http.response.body.size") == .int64(Int64(bytes)))
+                #expect(total("courier_bytes_received_total", "whole") == Int64(bytes))
+                #expect(total("courier_stream_events_total", "whole") == 5)
+                let durations = try metrics.expectTimer("courier_request_duration", [("method", "GET"), ("status_class", "2xx"), ("request", "whole")])
+                #expect(durations.values.count == 1)
+
+                // Dropped after 2 events: a failure, after the events that came.
+                let dropped = try await client.stream(Request<Data>(.get, "events", query: ["count": 5, "dropAfter": 2]).named("dropped"))
+                var arrived = 0
+                do throws(CourierError) {
+                    for try await _ in dropped.events { arrived += 1 }
+                    Issue.record("the dropped stream ended normally")
+                } catch {
+                    #expect(error.kind == .connectionLost, "\(error)")
+                }
+                #expect(arrived == 2)
+                let failed = try #require(tracer.popFinishedSpans().first)
+                #expect(failed.status?.code == .error)
+                #expect(failed.attributes.get("courier.stream.events") == .int64(2))
+                #expect(failed.attributes.get("error.type") == .string("connection_lost"))
+                #expect(metrics.counterTotal(label: "courier_request_failures_total", dimensions: [("classification", "connection_lost"), ("request", "dropped")]) == 1)
+
+                // Stopped by the reader after one event of an endless-looking stream: not a failure.
+                let long = try await client.stream(Request<Data>(.get, "events", query: ["count": 1000, "interval": 50]).named("stopped"))
+                var iterator = long.events.makeAsyncIterator()
+                _ = try await iterator.next()
+                long.cancel()
+                let stopped = try #require(tracer.popFinishedSpans().first)
+                #expect(stopped.status == nil)
+                #expect(stopped.attributes.get("courier.stream.stopped_by_reader") == .bool(true))
+                #expect(stopped.attributes.get("courier.stream.events") == .int64(1))
+                #expect(metrics.counterTotal(label: "courier_request_failures_total", dimensions: [("request", "stopped")]) == 0)
+            }
+        }
+    }
+
+    /// A download counts the bytes it wrote to the file, in its metrics and in the metric series.
+    @Test(arguments: TransportKind.allCases)
+    func aDownloadCountsTheBytesItWrote(_ kind: TransportKind) async throws {
+        try await withServer { server in
+            try await kind.with { transport in
+                let metrics = TestMetrics()
+                let client = server.client(transport) { $0.metricsFactory = metrics }
+                let directory = try TemporaryDirectory.created()
+                defer { directory.remove() }
+                let file = directory.url.appendingPathComponent("items.ndjson")
+                let response = try await client.download(Request<Data>(.get, "ndjson", query: ["count": 2000]).named("items"), to: file)
+                let size = Int64(try Data(contentsOf: file).count)
+                #expect(size > 50_000)
+                #expect(response.metrics.bytesReceived == size)
+                #expect(metrics.counterTotal(label: "courier_bytes_received_total", dimensions: [("request", "items")]) == size)
+            }
+        }
+    }
+}

@@ -140,6 +140,28 @@ struct StreamTests {
         }
     }
 
+    /// A reader whose pieces are always there before it asks (it never has to wait) stops as soon
+    /// as its task is cancelled, with the rest of the body unread.
+    @Test func aReaderThatNeverWaitsStopsWhenCancelled() async throws {
+        let body = LiveBody(url: URL(string: "http://127.0.0.1/stream")!)
+        for _ in 0..<3 { _ = body.deliver(Data("piece".utf8)) {} }
+        body.finish(nil)
+        let reader = Task {
+            var pieces = 0
+            while try await body.next() != nil {
+                pieces += 1
+                withUnsafeCurrentTask { $0?.cancel() }
+            }
+            return pieces
+        }
+        let outcome = await reader.result
+        if case .failure(let error as CourierError) = outcome {
+            #expect(error.kind == .cancelled, "\(error)")
+        } else {
+            Issue.record("the reader went on after its task was cancelled: \(outcome)")
+        }
+    }
+
     /// A reconnection policy that cannot work is refused before anything is sent.
     @Test func aBadReconnectionPolicyIsRefusedBeforeSending() throws {
         let client = APIClient(baseURL: URL(string: "http://127.0.0.1:9")!)

@@ -39,6 +39,17 @@ extension APIClient {
         }
     }
 
+    /// Counts the bytes (and Server-Sent Events) of a body read as it arrived, once the reader is
+    /// done with it: a stream's or a download's bytes are not in its attempt's count, which ends
+    /// at the head.
+    func recordBody(_ record: inout RequestRecord, bytes: Int64, outcome: RequestRecord.BodyOutcome) {
+        record.metrics.bytesReceived += bytes
+        record.body = outcome
+        guard let metrics = observability.metrics else { return }
+        if bytes > 0 { metrics.count(series(.bytesReceived, record), by: bytes) }
+        if let events = outcome.events, events > 0 { metrics.count(series(.streamEvents, record), by: events) }
+    }
+
     /// Counts a cache lookup: `hit`, `miss`, `revalidated` or `offline`.
     func recordCache(_ result: String, _ record: RequestRecord) {
         observability.metrics?.count(series(.cache, record, detail: result))
@@ -93,7 +104,7 @@ extension APIClient {
     /// first, and each is set as a `SpanAttribute`: growing the table one attribute at a time, and
     /// converting through `SpanAttributeConvertible`, cost more than the rest of a request's span.
     private static func write(_ record: RequestRecord, status: Int?, to attributes: inout SpanAttributes) {
-        attributes.reserveCapacity(attributes.count + 10)
+        attributes.reserveCapacity(attributes.count + (record.body == nil ? 10 : 13))
         attributes.set("http.request.method", value: .string(record.method.rawValue))
         if let id = record.requestID { attributes.set("courier.request_id", value: .string(id.description)) }
         // The last attempt's URL: the request handed to the transport, once one was.
@@ -105,6 +116,11 @@ extension APIClient {
         if let status { attributes.set("http.response.status_code", value: .int64(Int64(status))) }
         if record.metrics.joinedSharedExchange { attributes.set("courier.dedup.joined", value: .bool(true)) }
         if record.metrics.retries > 0 { attributes.set("http.request.resend_count", value: .int64(Int64(record.metrics.retries))) }
+        if let body = record.body {
+            attributes.set("http.response.body.size", value: .int64(record.metrics.bytesReceived))
+            if let events = body.events { attributes.set("courier.stream.events", value: .int64(events)) }
+            if body.stoppedByReader { attributes.set("courier.stream.stopped_by_reader", value: .bool(true)) }
+        }
     }
 
     /// Counts a retry.

@@ -9,7 +9,7 @@ import CoreMetrics
 final class CourierMetrics: Sendable {
     /// Courier's metrics, and the label a backend sees for each.
     enum Metric: UInt8 {
-        case requests, failures, duration, timeToFirstByte, bytesSent, bytesReceived, cache, joins, retries
+        case requests, failures, duration, timeToFirstByte, bytesSent, bytesReceived, cache, joins, retries, streamEvents
 
         var label: String {
             switch self {
@@ -22,6 +22,7 @@ final class CourierMetrics: Sendable {
             case .cache: "courier_cache_lookups_total"
             case .joins: "courier_dedup_joins_total"
             case .retries: "courier_retries_total"
+            case .streamEvents: "courier_stream_events_total"
             }
         }
 

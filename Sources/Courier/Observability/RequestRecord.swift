@@ -16,4 +16,15 @@ struct RequestRecord: Sendable {
     var sent: TransportRequest?
     /// The request's id, for the span.
     var requestID: RequestID?
+    /// For a body read as it arrived (a stream, a download): how it ended, for the span.
+    var body: BodyOutcome?
+
+    /// How a body read as it arrived ended, and the Server-Sent Events read from it.
+    struct BodyOutcome: Sendable {
+        /// Whether the reader stopped before the end (not a failure: how a reader leaves an
+        /// endless stream).
+        var stoppedByReader: Bool
+        /// Events read, for a body read as events; `nil` otherwise.
+        var events: Int64?
+    }
 }

@@ -77,7 +77,6 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
     let reconnection: ReconnectionPolicy
 
     /// A reader from the start (a stream's body can be read once).
-
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(client: client, request: request, reconnection: reconnection)
     }
@@ -101,7 +100,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         }
 
         /// The next event; `nil` when the stream is over (a 204, or an end with no reconnect allowed).
-                public mutating func next() async throws(CourierError) -> ServerSentEvent? {
+        public mutating func next() async throws(CourierError) -> ServerSentEvent? {
             while !finished {
                 do throws(CourierError) {
                     if lines == nil {
@@ -113,6 +112,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                     }
                     if let line = try await lines?.next() {
                         if let event = parser.take(line) {
+                            lines?.pieces.handle.record?.countEvent()
                             attempts = 0
                             return event
                         }
@@ -153,6 +153,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                     url: stream.url, statusCode: stream.statusCode, headers: stream.headers)
             }
             connected = true
+            stream.handle.record?.readsEvents()
             return ResponseStream.Lines(stream: stream, endings: .any).makeAsyncIterator()
         }
 

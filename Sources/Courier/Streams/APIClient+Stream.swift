@@ -12,12 +12,13 @@ extension APIClient {
     /// ``ClientConfiguration/timeout`` (or the request's) is the longest the stream may go quiet.
     public func stream(_ request: Request<Data>) async throws(CourierError) -> ResponseStream {
         try await streaming(request) { response, id, record throws(CourierError) in
-            _ = finish(&record, source: .network, statusCode: response.statusCode)
             notifyAnswer(from: response.url)
+            // The record stays open until the reader is done with the body.
             return ResponseStream(
                 statusCode: response.statusCode, headers: response.headers, url: response.url, requestID: id,
                 decoder: request.decoder ?? configuration.decoder,
-                body: response.liveBody ?? LiveBody(whole: response.body, url: response.url))
+                body: response.liveBody ?? LiveBody(whole: response.body, url: response.url),
+                record: StreamRecord(client: self, record: record, response: response))
         }
     }
 
@@ -31,11 +32,17 @@ extension APIClient {
     ///   `destination` untouched, as does a failure part way (the part is removed).
     public func download(_ request: Request<Data>, to destination: URL) async throws(CourierError) -> Response<URL> {
         try await streaming(request) { response, id, record throws(CourierError) in
-            do {
-                try await Self.write(response.liveBody ?? LiveBody(whole: response.body, url: response.url), to: destination)
+            let body = response.liveBody ?? LiveBody(whole: response.body, url: response.url)
+            var failure: CourierError?
+            do throws(CourierError) {
+                try await Self.write(body, to: destination)
             } catch {
-                throw complete(error, id: id, record: record)
+                failure = error
             }
+            // What the attempt did not count: the body that went to the file as it arrived.
+            let arrived = body.received - Int64(response.body.count)
+            recordBody(&record, bytes: arrived, outcome: RequestRecord.BodyOutcome(stoppedByReader: false, events: nil))
+            if let failure { throw complete(failure, id: id, record: record) }
             let metrics = finish(&record, source: .network, statusCode: response.statusCode)
             var answer = Response(
                 value: destination, statusCode: response.statusCode, headers: response.headers, data: Data(), url: response.url,

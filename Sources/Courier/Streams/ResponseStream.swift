@@ -32,26 +32,50 @@ public struct ResponseStream: AsyncSequence, Sendable {
     public let decoder: any DataDecoder
     let handle: Handle
 
-    /// The body and the duty to stop it when nobody reads it any more.
+    /// The body, the record that ends when the reader is done with it, and the duty to stop it
+    /// when nobody reads it any more.
     final class Handle: Sendable {
         let body: LiveBody
+        let record: StreamRecord?
 
-        init(_ body: LiveBody) {
+        init(_ body: LiveBody, record: StreamRecord?) {
             self.body = body
+            self.record = record
+        }
+
+        /// The next piece; the record ends with the body's end or failure.
+        func next() async throws(CourierError) -> Data? {
+            do {
+                let piece = try await body.next()
+                if piece == nil { record?.end(bytes: body.received, failure: nil, stopped: false) }
+                return piece
+            } catch {
+                record?.end(bytes: body.received, failure: error, stopped: error.kind == .cancelled)
+                throw error
+            }
+        }
+
+        /// The reader is done before the end.
+        func stop() {
+            body.stop()
+            record?.end(bytes: body.received, failure: nil, stopped: true)
         }
 
         deinit {
-            body.stop()
+            stop()
         }
     }
 
-    init(statusCode: Int, headers: HTTPHeaders, url: URL, requestID: RequestID, decoder: any DataDecoder, body: LiveBody) {
+    init(
+        statusCode: Int, headers: HTTPHeaders, url: URL, requestID: RequestID, decoder: any DataDecoder, body: LiveBody,
+        record: StreamRecord? = nil
+    ) {
         self.statusCode = statusCode
         self.headers = headers
         self.url = url
         self.requestID = requestID
         self.decoder = decoder
-        handle = Handle(body)
+        handle = Handle(body, record: record)
     }
 
     /// Reads the body's pieces in order.
@@ -59,13 +83,12 @@ public struct ResponseStream: AsyncSequence, Sendable {
         let handle: Handle
 
         /// The next piece; `nil` at the end of the body.
-                public mutating func next() async throws(CourierError) -> Data? {
-            try await handle.body.next()
+        public mutating func next() async throws(CourierError) -> Data? {
+            try await handle.next()
         }
     }
 
     /// A reader from the start (a stream's body can be read once).
-
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(handle: handle)
     }
@@ -73,7 +96,7 @@ public struct ResponseStream: AsyncSequence, Sendable {
     /// Stops reading and closes the connection; a reader waiting for the next piece gets a
     /// ``CourierError/Kind/cancelled`` error.
     public func cancel() {
-        handle.body.stop()
+        handle.stop()
     }
 
     /// The body as lines of text (UTF-8), without their line ends (LF or CRLF); the last line is
@@ -108,7 +131,6 @@ public struct ResponseStream: AsyncSequence, Sendable {
             var ended = false
 
             /// The next element; `nil` at the end.
-
             public mutating func next() async throws(CourierError) -> String? {
                 while true {
                     if let line = splitter.nextLine() { return line }
@@ -123,7 +145,6 @@ public struct ResponseStream: AsyncSequence, Sendable {
         }
 
         /// A reader from the start (a stream's body can be read once).
-
         public func makeAsyncIterator() -> AsyncIterator {
             AsyncIterator(pieces: stream.makeAsyncIterator(), splitter: LineSplitter(endings: endings))
         }
@@ -143,19 +164,21 @@ public struct ResponseStream: AsyncSequence, Sendable {
             var parser = EventStreamParser()
 
             /// The next element; `nil` at the end.
-
             public mutating func next() async throws(CourierError) -> ServerSentEvent? {
                 while let line = try await lines.next() {
-                    if let event = parser.take(line) { return event }
+                    if let event = parser.take(line) {
+                        lines.pieces.handle.record?.countEvent()
+                        return event
+                    }
                 }
                 return nil
             }
         }
 
         /// A reader from the start (a stream's body can be read once).
-
         public func makeAsyncIterator() -> AsyncIterator {
-            AsyncIterator(lines: lines.makeAsyncIterator())
+            lines.stream.handle.record?.readsEvents()
+            return AsyncIterator(lines: lines.makeAsyncIterator())
         }
     }
 
@@ -177,7 +200,6 @@ public struct ResponseStream: AsyncSequence, Sendable {
             var number = 0
 
             /// The next element; `nil` at the end.
-
             public mutating func next() async throws(CourierError) -> Value? {
                 while let line = try await lines.next() {
                     number += 1
@@ -198,7 +220,6 @@ public struct ResponseStream: AsyncSequence, Sendable {
         }
 
         /// A reader from the start (a stream's body can be read once).
-
         public func makeAsyncIterator() -> AsyncIterator {
             AsyncIterator(lines: lines.makeAsyncIterator(), decoder: decoder, url: url)
         }

@@ -129,6 +129,12 @@ package final class LiveBody: Sendable {
     /// The next piece, `nil` at the end of the body, or the failure that ended it. Cancelling the
     /// calling task stops the body (``stop()``) and throws a ``CourierError/Kind/cancelled`` error.
     package func next() async throws(CourierError) -> Data? {
+        // A reader that never has to wait (the pieces are always here first) still stops when
+        // its task is cancelled.
+        if Task.isCancelled {
+            stop()
+            throw .cancelled(url)
+        }
         // A piece already here is handed out without suspending.
         let ready = state.withLock { state -> (Result<Data?, CourierError>, (@Sendable () -> Void)?)? in
             if let piece = state.take() { return (.success(piece), state.resumeIfDrained()) }

@@ -32,6 +32,13 @@ extension RecordingTransport: CallbackTransport {
             let clock = ContinuousClock()
             let start = clock.now
             let record: @Sendable (Result<TransportResponse, any Error>) -> Void = { result in
+                if case .success(let response) = result, let live = response.liveBody {
+                    // A body read as it arrives reaches the reader as it arrives, and the
+                    // cassette when it ends (read to the end, failed, or stopped by the reader).
+                    return finish(.success(Self.relay(response, from: live) { (arrived) throws(CourierError) in
+                        try cassette.record(redacted, stream: request.bodyStream, response: arrived, started: started, duration: clock.now - start)
+                    }))
+                }
                 finish(result.flatMap { response in
                     Result {
                         try cassette.record(redacted, stream: request.bodyStream, response: response, started: started, duration: clock.now - start)
@@ -39,16 +46,60 @@ extension RecordingTransport: CallbackTransport {
                     }
                 })
             }
-            // A streamed body is recorded whole, when it has ended: the wrapped transport gathers it,
-            // and the client reads it as one piece.
-            var whole = request
-            whole.streamsBody = false
-            if let base = base as? any CallbackTransport { return base.start(whole, observer: observer, completion: record) }
-            let task = Task<Void, Never>.startingHere { [whole] in
-                do { record(.success(try await base.send(whole, observer: observer))) } catch { record(.failure(error)) }
+            if let base = base as? any CallbackTransport { return base.start(request, observer: observer, completion: record) }
+            let task = Task<Void, Never>.startingHere {
+                do { record(.success(try await base.send(request, observer: observer))) } catch { record(.failure(error)) }
             }
             return { task.cancel() }
         }
+    }
+}
+
+extension RecordingTransport {
+    /// `response` with a body that hands on each piece of `live` as it comes, and keeps a copy.
+    /// When `live` ends, `record` gets the response with what arrived as its body, and the reader
+    /// then gets the end (or the recording's error); when the reader stops first (how an endless
+    /// event stream is left), what arrived is recorded before ``LiveBody/stop()`` returns. The
+    /// copy is the whole body in memory: a cassette holds bodies whole.
+    static func relay(
+        _ response: TransportResponse, from live: LiveBody, record: @escaping @Sendable (TransportResponse) throws(CourierError) -> Void
+    ) -> TransportResponse {
+        let relay = LiveBody(url: live.url)
+        let copy = Locked<Data?>(Data())  // nil once recorded
+        @Sendable func recordOnce() -> CourierError? {
+            guard let arrived = copy.withLock({ copy in defer { copy = nil }; return copy }) else { return nil }
+            var recorded = response
+            recorded.liveBody = nil
+            recorded.body = arrived
+            do throws(CourierError) {
+                try record(recorded)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let pump = Task {
+            var failure: CourierError?
+            do throws(CourierError) {
+                while let piece = try await live.next() {
+                    copy.withLock { $0?.append(piece) }
+                    // The copy holds the body anyway, so the reader's pace need not slow the network.
+                    _ = relay.deliver(piece) {}
+                }
+            } catch {
+                failure = error
+            }
+            let recordingFailure = recordOnce()
+            relay.finish(failure ?? recordingFailure)
+        }
+        relay.onStop {
+            pump.cancel()
+            live.stop()
+            _ = recordOnce()
+        }
+        var relayed = response
+        relayed.liveBody = relay
+        return relayed
     }
 }
 

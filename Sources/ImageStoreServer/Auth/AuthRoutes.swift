@@ -6,7 +6,8 @@ import Hummingbird
 /// - `POST /auth` with `{"email", "password", "name"}`: sign up; 201, or 422 with Rails-shaped errors;
 /// - `POST /auth/sign_in` with `{"email", "password"}`: 200, or 401;
 /// - `DELETE /auth/sign_out`: ends the client's tokens;
-/// - `GET /me` (XML with `?type=xml`): the signed-in user, or 401.
+/// - `GET /me` (XML with `?type=xml`): the signed-in user, or 401;
+/// - `GET /notifications`: the signed-in user's notifications, Server-Sent Events as `GET /events` sends (same query), or 401.
 ///
 /// Successful authenticated responses carry `access-token`, `token-type`, `client`, `expiry` and
 /// `uid` headers, with a new `access-token` every time.
@@ -30,6 +31,7 @@ struct AuthRoutes {
         router.post("auth/sign_in", use: signIn)
         router.delete("auth/sign_out", use: signOut)
         router.get("me", use: me)
+        router.get("notifications", use: notifications)
     }
 
     @Sendable func signUp(_ request: Request, context: BasicRequestContext) async throws -> Response {
@@ -63,6 +65,13 @@ struct AuthRoutes {
             return try jsonResponse(["error": "You need to sign in or sign up before continuing."], status: .unauthorized)
         }
         return try respond(session, status: .ok, request: request)
+    }
+
+    @Sendable func notifications(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        guard try await authenticate(request) != nil else {
+            return try jsonResponse(["error": "You need to sign in or sign up before continuing."], status: .unauthorized)
+        }
+        return try await StreamRoutes().events(request, context: context)
     }
 
     private func authenticate(_ request: Request) async throws -> AccountStore.Session? {

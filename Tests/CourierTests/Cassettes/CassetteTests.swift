@@ -66,6 +66,38 @@ import Testing
         }
     }
 
+    /// A stream is recorded as it arrives: the reader has each event at once (an endless stream is
+    /// never gathered first), the cassette gets what arrived when the reader stops, and a replay
+    /// gives the same events.
+    @Test(arguments: TransportKind.allCases)
+    func anEventStreamIsRecordedAsItArrivesAndReplaysAsEvents(kind: TransportKind) async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.url.appendingPathComponent("events.har")
+        let request = Request<Data>(.get, "events", query: ["count": 1_000_000, "interval": 10])
+        try await kind.with { transport in
+            let (baseURL, live) = try await withServer { server in
+                let cassette = try Cassette(file: file)
+                let client = server.client(RecordingTransport(wrapping: transport, cassette: cassette))
+                let stream = try await client.stream(request)
+                var events: [ServerSentEvent] = []
+                for try await event in stream.events {
+                    events.append(event)
+                    if events.count == 3 { break }
+                }
+                stream.cancel()
+                #expect(cassette.entryCount == 1, "what arrived is recorded when the reader stops")
+                try cassette.flush()
+                return (server.baseURL, events)
+            }
+            let replay = Self.replayClient(baseURL, ReplayTransport(cassette: try Cassette(file: file, mode: .none)))
+            var replayed: [ServerSentEvent] = []
+            for try await event in try await replay.stream(request).events { replayed.append(event) }
+            #expect(replayed.count >= 3)
+            #expect(Array(replayed.prefix(3)) == live)
+        }
+    }
+
     @Test func theFileIsHAR12WithEveryRequiredFieldSortedAndPrettyPrinted() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
