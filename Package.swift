@@ -98,11 +98,26 @@ let package = Package(
         ),
         .target(
             name: "CourierDemo",
+            dependencies: ["Courier", "CourierAsyncHTTPClient", "CourierStore", "ImageStoreServer"]
+        ),
+        // Test machinery, in no product: the crash writers and probes the tests run in processes
+        // of their own (through courier-test-helper), and the upload file courier-bench sends.
+        .target(
+            name: "CourierProbes",
             dependencies: [
-                "Courier", "CourierAsyncHTTPClient", "CourierStore", "CourierTesting", "ImageStoreServer",
+                "Courier", "CourierAsyncHTTPClient", "CourierStore", "CourierTesting", "CourierDemo", "ImageStoreServer",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
-            ]
+            ],
+            path: "Tests/CourierProbes"
+        ),
+        .executableTarget(
+            name: "courier-test-helper",
+            dependencies: [
+                "Courier", "CourierDemo", "CourierProbes",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Tests/CourierTestHelper"
         ),
         .executableTarget(
             name: "courier",
@@ -142,7 +157,7 @@ let package = Package(
             dependencies: [
                 "BenchWorkloads",
                 "Courier",
-                "CourierDemo",
+                "CourierProbes",
                 "CourierAsyncHTTPClient",
                 "CourierStore",
                 "CourierTesting",
@@ -172,6 +187,7 @@ let package = Package(
                 "CourierTesting",
                 "CourierStore",
                 "CourierDemo",
+                "CourierProbes",
                 "CourierExamples",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 "ImageStoreServer",

@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import BenchWorkloads
 import Courier
 import CourierAsyncHTTPClient
-import CourierDemo
+import CourierProbes
 import Foundation
 import ImageStoreServer
 #if canImport(FoundationNetworking)

@@ -2,7 +2,7 @@ import BenchWorkloads
 import AsyncHTTPClient
 import Courier
 import CourierAsyncHTTPClient
-import CourierDemo
+import CourierProbes
 import Foundation
 import ImageStoreServer
 import NIOCore

@@ -6,5 +6,5 @@ struct CourierCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "courier",
         abstract: "Courier's sample server and a guided demo of the library.",
-        subcommands: [DemoCommand.self, ServeCommand.self, CacheWriterCommand.self, StoreWriterCommand.self, UploadProbeCommand.self, CancelStormCommand.self, BadInputProbeCommand.self, FuzzProbeCommand.self, OutboxWriterCommand.self, CassetteWriterCommand.self])
+        subcommands: [DemoCommand.self, ServeCommand.self])
 }

@@ -18,12 +18,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The SQLite database file (default: a temporary file deleted on exit).")
     var database: String?
 
-    /// For tests that run the server as a child process: exit when standard input closes (the parent went away).
-    @Flag(help: .hidden)
-    var exitWithParent = false
-
     func run() async throws {
-        if exitWithParent { ParentWatch.start() }
         var logger = Logger(label: "courier.serve")
         logger.logLevel = .info
         let server: ImageStoreServer

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Values the app set wrongly get a clear error before anything is sent, on both transports. The
-/// requests run in a `courier bad-input-probe` process: before these checks some of them killed the
+/// requests run in a `courier-test-helper bad-input-probe` process: before these checks some of them killed the
 /// process, and a crash must fail this test alone.
 @Suite(.timeLimit(.minutes(5)))
 struct BadInputTests {
@@ -41,7 +41,7 @@ struct BadInputTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let outcome = try await ChildProcess.run(
-            courier: ["bad-input-probe", "--transport", kind == .urlSession ? "urlsession" : "ahc", "--directory", directory.url.path],
+            helper: ["bad-input-probe", "--transport", kind == .urlSession ? "urlsession" : "ahc", "--directory", directory.url.path],
             within: .seconds(120))
         #expect(outcome.succeeded, "\(outcome)")
         var seen: Set<String> = []

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Requests cancelled at random moments, on both transports, in a `courier cancel-storm` process
+/// Requests cancelled at random moments, on both transports, in a `courier-test-helper cancel-storm` process
 /// of its own: a crash or a deadlock there fails one test (with the signal, or "hung") instead of
 /// taking the test runner down. The child checks that every completion runs exactly once, that no
 /// request fails other than by cancellation, and that no temporary or partial file is left.
@@ -22,7 +22,7 @@ import Testing
     @Test(arguments: TransportKind.allCases)
     func everyCompletionRunsOnceWhateverTheMoment(kind: TransportKind) async throws {
         let outcome = try await ChildProcess.run(
-            courier: ["cancel-storm", "--mode", "mixed", "--transport", kind.commandLineName, "--requests", "1000"], within: .seconds(900))
+            helper: ["cancel-storm", "--mode", "mixed", "--transport", kind.commandLineName, "--requests", "1000"], within: .seconds(900))
         #expect(outcome.succeeded, "\(outcome)")
         let growth = try #require(Self.residentGrowth(outcome.output), "\(outcome)")
         #expect(growth <= 10, "resident memory grew \(growth) MiB: \(outcome)")
@@ -33,7 +33,7 @@ import Testing
     @Test(arguments: TransportKind.allCases)
     func cancellingMidUploadNeverCrashes(kind: TransportKind) async throws {
         let outcome = try await ChildProcess.run(
-            courier: ["cancel-storm", "--mode", "upload", "--transport", kind.commandLineName, "--requests", "200"], within: .seconds(600))
+            helper: ["cancel-storm", "--mode", "upload", "--transport", kind.commandLineName, "--requests", "200"], within: .seconds(600))
         #expect(outcome.succeeded, "\(outcome)")
     }
 
@@ -42,7 +42,7 @@ import Testing
     @Test(arguments: TransportKind.allCases)
     func cancellingAsRequestsCompleteNeverDeadlocks(kind: TransportKind) async throws {
         let outcome = try await ChildProcess.run(
-            courier: ["cancel-storm", "--mode", "race", "--transport", kind.commandLineName, "--requests", "600"], within: .seconds(300))
+            helper: ["cancel-storm", "--mode", "race", "--transport", kind.commandLineName, "--requests", "600"], within: .seconds(300))
         #expect(outcome.succeeded, "\(outcome)")
     }
 }

@@ -1,5 +1,6 @@
 import Courier
 import CourierDemo
+import CourierProbes
 import Foundation
 import Subprocess
 import SystemPackage
@@ -8,14 +9,14 @@ import Testing
 /// Helper processes die with their parent, so a crashed test runner never leaves one holding its
 /// pipes open (which used to make `swift test` wait forever).
 struct ChildProcessTests {
-    /// bash stands in for a test runner that dies: it starts `courier cache-writer` with standard
+    /// bash stands in for a test runner that dies: it starts `courier-test-helper cache-writer` with standard
     /// input on a pipe only bash holds, prints the writer's process id, and waits on its own
     /// standard input (so it too ends if this test process dies first).
     @Test func aHelperExitsWhenItsParentIsKilled() async throws {
         let directory = try TemporaryDirectory.created()
         defer { directory.remove() }
         try await Self.expectChildToDieWithItsParent(
-            #"exec 3> >(exec "$0" cache-writer --directory "$1"); echo "$!"; read -r _"#, [try courierExecutable().path, directory.url.path],
+            #"exec 3> >(exec "$0" cache-writer --directory "$1"); echo "$!"; read -r _"#, [try testHelperExecutable().path, directory.url.path],
             readyWhen: "ready\n")
     }
 

@@ -1,5 +1,6 @@
 import Courier
 import CourierDemo
+import CourierProbes
 import Testing
 
 /// `courier demo` is the main job: its scenario runs to the end on both transports.

@@ -1,4 +1,5 @@
 import CourierDemo
+import CourierProbes
 import Foundation
 import ImageStoreServer
 import Testing
@@ -55,7 +56,7 @@ import Testing
         defer { directory.remove() }
         let file = directory.url.appendingPathComponent("cases.json")
         try JSONEncoder().encode(cases).write(to: file)
-        let outcome = try await ChildProcess.run(courier: ["fuzz-probe", "--cases", file.path, "--transport", "ahc"], within: .seconds(120))
+        let outcome = try await ChildProcess.run(helper: ["fuzz-probe", "--cases", file.path, "--transport", "ahc"], within: .seconds(120))
         #expect(outcome.succeeded, "\(outcome)")
         let results = outcome.output.split(separator: "\n").filter { $0.hasPrefix("result=") }
         #expect(results.count == cases.count, "\(outcome.output)")

@@ -1,10 +1,11 @@
 import CourierDemo
+import CourierProbes
 import Foundation
 import PropertyBased
 import Testing
 
 /// Random requests and client configurations, odd and wrong values included, sent through the
-/// public API on both transports and on `StubTransport`. They run in a `courier fuzz-probe`
+/// public API on both transports and on `StubTransport`. They run in a `courier-test-helper fuzz-probe`
 /// process: a crash fails this test alone, and the last `case=` line names the case.
 @Suite(.timeLimit(.minutes(5)))
 struct PublicAPIFuzzTests {
@@ -86,7 +87,7 @@ struct PublicAPIFuzzTests {
         let file = directory.url.appendingPathComponent("cases.json")
         try JSONEncoder().encode(cases).write(to: file)
         let outcome = try await ChildProcess.run(
-            courier: ["fuzz-probe", "--cases", file.path, "--transport", transport], within: .seconds(240))
+            helper: ["fuzz-probe", "--cases", file.path, "--transport", transport], within: .seconds(240))
         let last = outcome.output.split(separator: "\n").last { $0.hasPrefix("case=") } ?? "none"
         let failing = Int(last.dropFirst("case=".count)).flatMap { cases.indices.contains($0) ? cases[$0] : nil }
         let failingJSON = failing.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) } ?? "?"

@@ -158,7 +158,7 @@ import Testing
         defer { directory.remove() }
         var kills = 0
         for _ in 0..<200 {
-            if try await killCourierWriter(["cache-writer", "--directory", directory.url.path], within: .milliseconds(20)) { kills += 1 }
+            if try await killWriter(["cache-writer", "--directory", directory.url.path], within: .milliseconds(20)) { kills += 1 }
         }
         #expect(kills == 200)
         let cache = ResponseCache(directory: directory.url, memoryCapacity: 0)

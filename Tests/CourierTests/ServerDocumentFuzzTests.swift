@@ -21,7 +21,8 @@ import Darwin
         var run: ChildProcess.Outcome?
         var stillServing = false
         let server = try await ChildProcess.run(
-            courier: ["serve", "--port", "\(port)", "--database", directory.url.appendingPathComponent("store.sqlite").path, "--exit-with-parent"],
+            executable: builtExecutable("courier"),
+            arguments: ["serve", "--port", "\(port)", "--database", directory.url.appendingPathComponent("store.sqlite").path],
             within: .seconds(300)
         ) { isRunning in
             run = try await ChildProcess.run(

@@ -1,5 +1,6 @@
 import Courier
 import CourierDemo
+import CourierProbes
 import Foundation
 import ImageStoreServer
 import Testing

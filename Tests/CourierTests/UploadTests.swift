@@ -197,14 +197,14 @@ import Testing
         }
     }
 
-    /// The 200 MB upload runs in a `courier upload-probe` process of its own, so no other test's
+    /// The 200 MB upload runs in a `courier-test-helper upload-probe` process of its own, so no other test's
     /// allocations move its peak memory.
     @Test(arguments: TransportKind.allCases)
     func a200MegabyteUploadFromAFileStaysUnder64MegabytesOfMemory(kind: TransportKind) async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let outcome = try await ChildProcess.run(
-            courier: ["upload-probe", "--megabytes", "200", "--transport", kind == .urlSession ? "urlsession" : "ahc", "--directory", directory.url.path],
+            helper: ["upload-probe", "--megabytes", "200", "--transport", kind == .urlSession ? "urlsession" : "ahc", "--directory", directory.url.path],
             within: .seconds(600))
         let text = outcome.output
         #expect(outcome.succeeded, "\(outcome)")

@@ -130,7 +130,7 @@ import Testing
         let file = directory.url.appendingPathComponent("exit.har")
         try await withServer { server in
             let arguments = ["cassette-writer", "--file", file.path, "--url", server.baseURL.absoluteString, "--count", "4"]
-            let outcome = try await ChildProcess.run(courier: arguments, within: .seconds(60))
+            let outcome = try await ChildProcess.run(helper: arguments, within: .seconds(60))
             #expect(outcome.succeeded && outcome.output.contains("recorded 4"), "\(outcome)")
             #expect(try Self.entries(in: file).count == 4)
         }

@@ -1,5 +1,6 @@
 import Courier
 import CourierDemo
+import CourierProbes
 import CourierStore
 import Foundation
 import GRDB
@@ -176,8 +177,8 @@ import Testing
         try await withServer { server in
             let arguments = ["outbox-writer", "--path", path.path, "--url", server.baseURL.absoluteString, "--writes", "\(writes)", "--scopes", "\(scopes)"]
             var kills = 0
-            for _ in 0..<200 where try await killCourierWriter(arguments, within: .milliseconds(200)) { kills += 1 }
-            let last = try await ChildProcess.run(courier: arguments, within: .seconds(120))
+            for _ in 0..<200 where try await killWriter(arguments, within: .milliseconds(200)) { kills += 1 }
+            let last = try await ChildProcess.run(helper: arguments, within: .seconds(120))
             #expect(last.succeeded && last.output.contains("done"), "\(last)")
             let client = Self.client(server.baseURL)
             for scope in 0..<scopes {

@@ -1,5 +1,6 @@
 import Courier
 import CourierDemo
+import CourierProbes
 import CourierStore
 import Foundation
 import GRDB
@@ -68,7 +69,7 @@ import Testing
         var kills = 0
         var generations = Set<Int>()
         for _ in 0..<200 {
-            if try await killCourierWriter(["store-writer", "--path", path.path, "--count", "1000"], within: .milliseconds(200)) { kills += 1 }
+            if try await killWriter(["store-writer", "--path", path.path, "--count", "1000"], within: .milliseconds(200)) { kills += 1 }
 
             let queue = try DatabaseQueue(path: path.path)
             let (integrity, counts) = try await queue.read { db in

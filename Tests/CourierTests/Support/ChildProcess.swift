@@ -1,5 +1,6 @@
 import Courier
 import CourierDemo
+import CourierProbes
 import Foundation
 import Subprocess
 import SystemPackage
@@ -37,15 +38,15 @@ enum ChildProcess {
         }
     }
 
-    /// Runs `courier` with `arguments` to its end, within `limit`.
-    static func run(courier arguments: [String], within limit: Duration) async throws -> Outcome {
-        try await run(executable: courierExecutable(), arguments: arguments, within: limit, stoppingAfter: false, ownGroup: false) { _ in }
+    /// Runs `courier-test-helper` with `arguments` to its end, within `limit`.
+    static func run(helper arguments: [String], within limit: Duration) async throws -> Outcome {
+        try await run(executable: testHelperExecutable(), arguments: arguments, within: limit, stoppingAfter: false, ownGroup: false) { _ in }
     }
 
     /// Runs `executable` with `arguments` (in `directory` when given: a tool such as schemathesis
     /// keeps files where it runs) to its end; past `limit` it is killed and reported as hung.
     ///
-    /// It runs under `courier-watch` (a tool is no `courier` helper watching its standard input;
+    /// It runs under `courier-watch` (a tool is no `courier-test-helper` command watching its standard input;
     /// see `Tests/CourierWatch/main.c`), in a process group of its own, so it ends when the test
     /// runner does, and the time limit's SIGKILL reaches it and everything it started.
     static func run(executable: URL, arguments: [String], directory: URL? = nil, within limit: Duration) async throws -> Outcome {
@@ -62,13 +63,23 @@ enum ChildProcess {
         [String(grace), executable.path] + arguments
     }
 
-    /// Runs `courier` with `arguments` beside `body`, which gets a way to ask whether the child
+    /// Runs `courier-test-helper` with `arguments` beside `body`, which gets a way to ask whether the child
     /// still runs; when `body` returns, the child is sent SIGTERM and waited for, within `limit`
     /// in all.
     static func run(
-        courier arguments: [String], within limit: Duration, beside body: (_ isRunning: @escaping @Sendable () -> Bool) async throws -> Void
+        helper arguments: [String], within limit: Duration, beside body: (_ isRunning: @escaping @Sendable () -> Bool) async throws -> Void
     ) async throws -> Outcome {
-        try await run(executable: courierExecutable(), arguments: arguments, within: limit, stoppingAfter: true, ownGroup: false, beside: body)
+        try await run(executable: testHelperExecutable(), arguments: arguments, within: limit, stoppingAfter: true, ownGroup: false, beside: body)
+    }
+
+    /// Runs `executable` under `courier-watch`, in a process group of its own, beside `body`; when
+    /// `body` returns, the group is sent SIGTERM and the child waited for, within `limit` in all.
+    static func run(
+        executable: URL, arguments: [String], within limit: Duration, beside body: (_ isRunning: @escaping @Sendable () -> Bool) async throws -> Void
+    ) async throws -> Outcome {
+        try await run(
+            executable: builtExecutable("courier-watch"), arguments: watched(executable, arguments), within: limit,
+            stoppingAfter: true, ownGroup: true, beside: body)
     }
 
     /// Runs `executable` itself (no watcher) beside `body`; when `body` returns the child is sent
@@ -130,7 +141,9 @@ enum ChildProcess {
             _ = try? await running.value
             throw error
         }
-        if stoppingAfter { send(SIGTERM) }
+        if stoppingAfter {
+            if ownGroup, let pid = child.withLock({ $0.ended ? nil : $0.pid }) { kill(-pid, SIGTERM) } else { send(SIGTERM) }
+        }
         let status = try await running.value
         let timedOut = child.withLock { $0.timedOut }
         let printed = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""

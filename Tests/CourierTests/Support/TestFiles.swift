@@ -48,13 +48,14 @@ extension APIClient {
     }
 }
 
-/// The `courier` tool built beside the test bundle (crash and memory tests run it as a child).
-func courierExecutable() throws -> URL {
-    try builtExecutable("courier")
+/// `courier-test-helper` (`Tests/CourierTestHelper`), built beside the test bundle: crash, memory
+/// and fuzz tests run its commands as children.
+func testHelperExecutable() throws -> URL {
+    try builtExecutable("courier-test-helper")
 }
 
-/// An executable of this package built beside the test bundle: `courier`, or `courier-watch`
-/// (the watcher the tests run their tools under).
+/// An executable of this package built beside the test bundle: `courier`, `courier-test-helper`,
+/// or `courier-watch` (the watcher the tests run their tools under).
 func builtExecutable(_ name: String) throws -> URL {
     let candidates = [
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name),
@@ -66,7 +67,7 @@ func builtExecutable(_ name: String) throws -> URL {
     return found
 }
 
-/// Starts a hidden `courier` writer command (`cache-writer`, `store-writer`, `outbox-writer`),
+/// Starts a `courier-test-helper` writer command (`cache-writer`, `store-writer`, `outbox-writer`),
 /// waits for its `ready` line, lets a random moment of up to `within` pass (the moment, not
 /// synchronisation), kills it with SIGKILL and waits for it; returns whether the signal ended it.
 /// Its standard input stays open until then: a writer exits when it reads end-of-file (its parent
@@ -75,8 +76,8 @@ func builtExecutable(_ name: String) throws -> URL {
 /// Spawned with swift-subprocess, not Foundation's `Process`: on Linux (Swift 6.3) `Process.run`
 /// reads the names of `/proc/self/fd` past the end of their records and crashes now and then
 /// (swift-corelibs-foundation pull request 5472), and the crash tests spawn hundreds of children.
-func killCourierWriter(_ arguments: [String], within: Duration) async throws -> Bool {
-    let executable = try courierExecutable()
+func killWriter(_ arguments: [String], within: Duration) async throws -> Bool {
+    let executable = try testHelperExecutable()
     let limit = Int(within.components.seconds * 1_000_000 + within.components.attoseconds / 1_000_000_000_000)
     let result = try await Subprocess.run(
         .path(FilePath(executable.path)), arguments: Arguments(arguments), input: .inputWriter, output: .sequence, error: .discarded

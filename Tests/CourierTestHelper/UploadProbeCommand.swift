@@ -1,12 +1,13 @@
 import ArgumentParser
 import CourierDemo
+import CourierProbes
 import Foundation
 
-/// `courier upload-probe`: uploads a large file through Courier to an in-process server and prints
-/// the peak memory growth. Hidden: the memory test runs it in a process of its own.
+/// `courier-test-helper upload-probe`: uploads a large file through Courier to an in-process server and prints
+/// the peak memory growth. For the memory test runs it in a process of its own.
 struct UploadProbeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "upload-probe", abstract: "Upload a large file and print the peak memory growth.", shouldDisplay: false)
+        commandName: "upload-probe", abstract: "Upload a large file and print the peak memory growth.")
 
     @Option(help: "Megabytes (MiB) to upload.")
     var megabytes = 200

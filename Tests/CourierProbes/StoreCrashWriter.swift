@@ -5,19 +5,19 @@ import Foundation
 /// Imports whole generations of users into a store without pause, for the store's crash test:
 /// generation `g` is `count` users whose `generation` is `g`, imported with
 /// ``MissingObjects/delete``, so a store that is whole holds exactly one generation.
-public enum StoreCrashWriter {
+package enum StoreCrashWriter {
     /// A user of the crash test.
-    public struct User: Codable, Identified, Sendable {
+    package struct User: Codable, Identified, Sendable {
         /// The identifier.
-        public var uid: Int
+        package var uid: Int
         /// Which import wrote it.
-        public var generation: Int
+        package var generation: Int
         /// Padding, so imports are large.
-        public var note: String
+        package var note: String
     }
 
     /// The JSON body of generation `generation`.
-    public static func body(generation: Int, count: Int) -> Data {
+    package static func body(generation: Int, count: Int) -> Data {
         let note = String(repeating: "x", count: 200)
         var text = "{\"users\":["
         for index in 0..<count {
@@ -29,7 +29,7 @@ public enum StoreCrashWriter {
 
     /// Imports generation after generation into the store at `path`, continuing from the one it
     /// holds; writes `ready` to standard output once the store is open. Never returns.
-    public static func run(path: URL, count: Int) async throws -> Never {
+    package static func run(path: URL, count: Int) async throws -> Never {
         let store = try CourierStore(path: path)
         var generation = (try await store.models(User.self, .all.limit(1)).first?.generation ?? 0) + 1
         FileHandle.standardOutput.write(Data("ready\n".utf8))

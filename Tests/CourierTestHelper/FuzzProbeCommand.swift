@@ -1,13 +1,14 @@
 import ArgumentParser
 import CourierDemo
+import CourierProbes
 import Foundation
 
-/// `courier fuzz-probe`: sends a file of random requests through the public API and prints what
-/// they got. Hidden: the public-API fuzz test runs it in a process of its own, so a crash fails
+/// `courier-test-helper fuzz-probe`: sends a file of random requests through the public API and prints what
+/// they got. For the public-API fuzz test runs it in a process of its own, so a crash fails
 /// that test alone (the last `case=` line names the case).
 struct FuzzProbeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "fuzz-probe", abstract: "Send a file of random requests and print what they got.", shouldDisplay: false)
+        commandName: "fuzz-probe", abstract: "Send a file of random requests and print what they got.")
 
     @Option(help: "The JSON file of cases.")
     var cases: String

@@ -1,13 +1,14 @@
 import ArgumentParser
 import CourierDemo
+import CourierProbes
 import Foundation
 
-/// `courier outbox-writer`: enqueues and sends writes through an outbox until they are all sent.
-/// Hidden: the outbox's crash test kills it at random moments and checks that the server got
+/// `courier-test-helper outbox-writer`: enqueues and sends writes through an outbox until they are all sent.
+/// For the outbox's crash test kills it at random moments and checks that the server got
 /// every write once, in order.
 struct OutboxWriterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "outbox-writer", abstract: "Send writes through an outbox (for crash tests).", shouldDisplay: false)
+        commandName: "outbox-writer", abstract: "Send writes through an outbox (for crash tests).")
 
     @Option(help: "The store's file.")
     var path: String

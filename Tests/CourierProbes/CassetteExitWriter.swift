@@ -6,10 +6,10 @@ import Foundation
 /// cassette's last recordings reach its file when the process exits: the cassette is given to
 /// the transport (no `use`, no `flush()`), and the process exits before the write scheduled a
 /// moment after the recordings comes due.
-public enum CassetteExitWriter {
+package enum CassetteExitWriter {
     /// Records `count` GETs from the server at `baseURL` into `file`, prints `recorded N`, and exits with status 0.
     /// A negative `count` is an ``Courier/CourierError/Kind/invalidRequest`` error.
-    public static func run(file: URL, baseURL: URL, count: Int) async throws -> Never {
+    package static func run(file: URL, baseURL: URL, count: Int) async throws -> Never {
         guard count >= 0 else { throw CourierError(.invalidRequest, "A cassette writer records 0 GETs or more; \(count) is not a count.") }
         var configuration = ClientConfiguration(baseURL: baseURL)
         configuration.cache = nil

@@ -1,13 +1,14 @@
 import ArgumentParser
 import CourierDemo
+import CourierProbes
 import Foundation
 
-/// `courier bad-input-probe`: sends requests the app built wrongly to an in-process server and
-/// prints what each got. Hidden: the bad-input test runs it in a process of its own, so a crash
+/// `courier-test-helper bad-input-probe`: sends requests the app built wrongly to an in-process server and
+/// prints what each got. For the bad-input test runs it in a process of its own, so a crash
 /// fails that test alone.
 struct BadInputProbeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bad-input-probe", abstract: "Send badly built requests and print what each got.", shouldDisplay: false)
+        commandName: "bad-input-probe", abstract: "Send badly built requests and print what each got.")
 
     @OptionGroup var probe: ProbeOptions
 

@@ -1,4 +1,5 @@
 import Courier
+import CourierDemo
 import CourierAsyncHTTPClient
 import Crypto
 import Foundation
@@ -6,27 +7,27 @@ import ImageStoreServer
 
 /// Uploads a large file as multipart through Courier to an in-process server and measures the
 /// process's peak memory growth: the check behind "a 200 MB upload stays under 64 MB", run in a
-/// process of its own (`courier upload-probe`) so nothing else moves the figures.
-public enum UploadProbe {
+/// process of its own (`courier-test-helper upload-probe`) so nothing else moves the figures.
+package enum UploadProbe {
     /// What one probe measured.
-    public struct Result: Sendable, CustomStringConvertible {
+    package struct Result: Sendable, CustomStringConvertible {
         /// Bytes in the file.
-        public let bytes: Int64
+        package let bytes: Int64
         /// Seconds for the upload.
-        public let seconds: Double
+        package let seconds: Double
         /// Peak resident memory during the upload minus resident memory before it, in MiB.
-        public let rssGrowthMB: Double
+        package let rssGrowthMB: Double
         /// Whether the server received exactly the file's bytes (size and SHA-256).
-        public let arrivedIntact: Bool
+        package let arrivedIntact: Bool
 
-        public var description: String {
+        package var description: String {
             "upload-probe bytes=\(bytes) seconds=\(String(format: "%.2f", seconds)) rss-growth-mb=\(String(format: "%.1f", rssGrowthMB)) intact=\(arrivedIntact)"
         }
     }
 
     /// Writes a file of `size` bytes under `directory`, uploads it through `transport` to a new
     /// server's `/uploads/sink`, and removes the file.
-    public static func run(size: Int64, transport kind: DemoTransport, directory: URL) async throws -> Result {
+    package static func run(size: Int64, transport kind: DemoTransport, directory: URL) async throws -> Result {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let file = directory.appendingPathComponent("probe-\(UUID().uuidString).bin")
         defer { try? FileManager.default.removeItem(at: file) }
@@ -80,7 +81,7 @@ public enum UploadProbe {
     }
 
     /// Writes `size` bytes of a repeating pattern, a mebibyte at a time.
-    public static func writeFile(_ url: URL, size: Int64) throws {
+    package static func writeFile(_ url: URL, size: Int64) throws {
         guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
         }
@@ -100,14 +101,14 @@ public enum UploadProbe {
 }
 
 /// The process's resident memory, from `/proc/self/status` (Linux; `nil` fields elsewhere).
-public struct MemoryStatus: Sendable {
+package struct MemoryStatus: Sendable {
     /// `VmRSS`, in KiB.
-    public let residentKB: Int
+    package let residentKB: Int
     /// `VmHWM` (the peak since start or the last reset), in KiB.
-    public let peakKB: Int?
+    package let peakKB: Int?
 
     /// Reads the current figures.
-    public static func read() -> MemoryStatus {
+    package static func read() -> MemoryStatus {
         let text = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
         func field(_ name: String) -> Int? {
             guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return nil }
@@ -117,7 +118,7 @@ public struct MemoryStatus: Sendable {
     }
 
     /// Resets the peak (`VmHWM`) to the current resident size (Linux 4.0 and later).
-    public static func resetPeak() {
+    package static func resetPeak() {
         try? Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/self/clear_refs"))
     }
 }

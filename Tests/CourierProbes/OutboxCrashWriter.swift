@@ -10,18 +10,18 @@ import GRDB
 /// and started again neither loses nor repeats a write. Each write carries an optimistic change,
 /// a ``Line`` row keyed `log-k/n`, kept in the enqueue's transaction: the rows and the writes
 /// kept must match whatever moment the kill lands.
-public enum OutboxCrashWriter {
+package enum OutboxCrashWriter {
     /// The optimistic row of a write (table `Line`).
-    public struct Line: Codable, Identified, Sendable {
+    package struct Line: Codable, Identified, Sendable {
         /// `log-k/n`.
-        public var uid: String
+        package var uid: String
         /// The write's body.
-        public var text: String
+        package var text: String
     }
 
     /// Runs against the server at `baseURL` with the store at `path`; writes `ready` once the
     /// outbox is open, and `done` once every write has been sent.
-    public static func run(path: URL, baseURL: URL, writes: Int, scopes: Int) async throws {
+    package static func run(path: URL, baseURL: URL, writes: Int, scopes: Int) async throws {
         var configuration = ClientConfiguration(baseURL: baseURL)
         configuration.cache = nil
         configuration.errorPresenter = nil

@@ -2,12 +2,11 @@ import ArgumentParser
 import Courier
 import Foundation
 
-/// `courier cache-writer`: writes cache entries in a loop until killed. Hidden: the cache's crash
+/// `courier-test-helper cache-writer`: writes cache entries in a loop until killed. For the cache's crash
 /// test kills it at random moments and checks that every entry is whole or absent.
 struct CacheWriterCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "cache-writer", abstract: "Write cache entries until killed (for crash tests).",
-        shouldDisplay: false)
+        commandName: "cache-writer", abstract: "Write cache entries until killed (for crash tests).")
 
     @Option(help: "The cache directory.")
     var directory: String

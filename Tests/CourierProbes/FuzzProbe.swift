@@ -6,24 +6,24 @@ import ImageStoreServer
 
 /// Sends a file of ``FuzzCase``s through Courier's public API: on async-http-client or URLSession
 /// to an in-process sample server, or on `StubTransport`. Run in a process of its own
-/// (`courier fuzz-probe`), so a crash ends that process and fails one test; before each case it
+/// (`courier-test-helper fuzz-probe`), so a crash ends that process and fails one test; before each case it
 /// prints `case=<index>` (so a crash names its case), after it `result=<outcome> <message>`.
-public enum FuzzProbe {
+package enum FuzzProbe {
     /// What the cases got, by outcome (`success`, or the error's kind).
-    public struct Summary: Sendable, CustomStringConvertible {
+    package struct Summary: Sendable, CustomStringConvertible {
         /// Cases sent.
-        public var cases = 0
+        package var cases = 0
         /// Outcome → count.
-        public var outcomes: [String: Int] = [:]
+        package var outcomes: [String: Int] = [:]
 
         /// `cases=N outcomes=invalidRequest:3,success:5,…`.
-        public var description: String {
+        package var description: String {
             "cases=\(cases) outcomes=" + outcomes.keys.sorted().map { "\($0):\(outcomes[$0] ?? 0)" }.joined(separator: ",")
         }
     }
 
     /// Sends every case in `file` through `transport` (`ahc`, `urlsession` or `stub`).
-    public static func run(cases file: URL, transport name: String, output: @Sendable (String) -> Void) async throws -> Summary {
+    package static func run(cases file: URL, transport name: String, output: @Sendable (String) -> Void) async throws -> Summary {
         let cases = try JSONDecoder().decode([FuzzCase].self, from: Data(contentsOf: file))
         let server = try await ImageStoreServer.start()
         let ahc = AsyncHTTPClientTransport()

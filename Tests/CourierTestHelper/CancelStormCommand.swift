@@ -1,14 +1,15 @@
 import ArgumentParser
 import CourierDemo
+import CourierProbes
 import Foundation
 
-/// `courier cancel-storm`: requests cancelled at random moments against an in-process server.
-/// Hidden: the cancellation tests run it in a process of their own, so a crash or a deadlock fails
+/// `courier-test-helper cancel-storm`: requests cancelled at random moments against an in-process server.
+/// For the cancellation tests run it in a process of their own, so a crash or a deadlock fails
 /// one test. Exits non-zero when a completion ran other than once, a request failed other than by
 /// cancellation, or a file was left behind.
 struct CancelStormCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "cancel-storm", abstract: "Send requests cancelled at random moments and check every completion.", shouldDisplay: false)
+        commandName: "cancel-storm", abstract: "Send requests cancelled at random moments and check every completion.")
 
     @Option(help: "mixed, upload or race.")
     var mode = CancelStorm.Mode.mixed

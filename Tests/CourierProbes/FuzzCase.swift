@@ -2,7 +2,7 @@ import Courier
 import Foundation
 
 /// One random request and client configuration for the public-API fuzz: what a test generates
-/// and a `courier fuzz-probe` process sends. Numbers are kept as bit patterns, so NaN and the
+/// and a `courier-test-helper fuzz-probe` process sends. Numbers are kept as bit patterns, so NaN and the
 /// infinities survive the JSON file between the two.
 package struct FuzzCase: Codable, Sendable {
     /// A parameter value.

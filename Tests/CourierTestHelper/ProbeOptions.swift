@@ -13,3 +13,5 @@ struct ProbeOptions: ParsableArguments {
     /// ``directory`` as a URL.
     var directoryURL: URL { URL(fileURLWithPath: directory) }
 }
+
+extension DemoTransport: ExpressibleByArgument {}

@@ -1,13 +1,13 @@
 import ArgumentParser
 import CourierDemo
+import CourierProbes
 import Foundation
 
-/// `courier store-writer`: imports generations of users into a store until killed. Hidden: the
+/// `courier-test-helper store-writer`: imports generations of users into a store until killed. For tests: the
 /// store's crash test kills it at random moments and checks the database holds one whole generation.
 struct StoreWriterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "store-writer", abstract: "Import into a store until killed (for crash tests).",
-        shouldDisplay: false)
+        commandName: "store-writer", abstract: "Import into a store until killed (for crash tests).")
 
     @Option(help: "The store's file.")
     var path: String

@@ -1,4 +1,5 @@
 import Courier
+import CourierDemo
 import CourierAsyncHTTPClient
 import Foundation
 import ImageStoreServer
@@ -6,20 +7,20 @@ import ImageStoreServer
 /// Sends requests the app built wrongly (infinite and negative timeouts, line breaks in headers, a
 /// method that is not a token, non-finite numbers in bodies…) through Courier to an in-process
 /// server, and reports what each one got. The check behind "bad input from the app never crashes
-/// and never reaches the wire", run in a process of its own (`courier bad-input-probe`): before
+/// and never reaches the wire", run in a process of its own (`courier-test-helper bad-input-probe`): before
 /// these checks, some of these values killed the process.
-public enum BadInputProbe {
+package enum BadInputProbe {
     /// What one bad request got.
-    public struct Outcome: Sendable, CustomStringConvertible {
+    package struct Outcome: Sendable, CustomStringConvertible {
         /// The case's name, such as `timeout-infinity`.
-        public let name: String
+        package let name: String
         /// The error's kind, or `success` when the request succeeded.
-        public let kind: String
+        package let kind: String
         /// The error's message.
-        public let message: String
+        package let message: String
 
         /// `case=<name> kind=<kind> message=<message on one line>`.
-        public var description: String {
+        package var description: String {
             "case=\(name) kind=\(kind) message=\(message.replacingOccurrences(of: "\n", with: " "))"
         }
     }
@@ -85,7 +86,7 @@ public enum BadInputProbe {
 
     /// Runs every case through `transport` against a new server; then the number of requests the
     /// server saw (0: nothing reached the wire), with `configurationCases` for client-wide values.
-    public static func run(transport kind: DemoTransport, directory: URL) async throws -> (outcomes: [Outcome], serverRequests: Int) {
+    package static func run(transport kind: DemoTransport, directory: URL) async throws -> (outcomes: [Outcome], serverRequests: Int) {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let server = try await ImageStoreServer.start()
         let ahc = AsyncHTTPClientTransport()

@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 
 /// The two swift-corelibs-foundation failures ``URLSessionTransport`` is built around, with plain
-/// Foundation and no Courier, for `courier cancel-storm --mode foundation-…` in a process of its
+/// Foundation and no Courier, for `courier-test-helper cancel-storm --mode foundation-…` in a process of its
 /// own: when it crashes or hangs there, Foundation still has the bug.
 struct FoundationReproduction: Sendable {
     let baseURL: URL

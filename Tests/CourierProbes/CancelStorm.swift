@@ -1,4 +1,5 @@
 import Courier
+import CourierDemo
 import CourierAsyncHTTPClient
 import Dispatch
 import Foundation
@@ -8,16 +9,16 @@ import Glibc
 import ImageStoreServer
 
 /// Requests cancelled at random moments against an in-process server: the check behind "cancel
-/// anything at any moment". Run in a process of its own (`courier cancel-storm`), so a crash or a
+/// anything at any moment". Run in a process of its own (`courier-test-helper cancel-storm`), so a crash or a
 /// deadlock fails the test that started it instead of the test runner.
 ///
 /// Each request is a small GET, a file-backed multipart upload, a download into memory or a
 /// download to a file, sent through the callback API or `async`, and cancelled before it starts,
 /// after a random 0-30 ms (connecting, mid-upload, mid-download), within a few hundred
 /// microseconds (racing a quick completion), after it completed, or never.
-public enum CancelStorm {
+package enum CancelStorm {
     /// Which requests a storm sends.
-    public enum Mode: String, CaseIterable, Sendable {
+    package enum Mode: String, CaseIterable, Sendable {
         /// Every kind of request and every moment.
         case mixed
         /// File-backed uploads cancelled after 0-30 ms (the URLSession crash on Linux).
@@ -37,33 +38,33 @@ public enum CancelStorm {
     }
 
     /// What one storm saw.
-    public struct Result: Sendable, CustomStringConvertible {
+    package struct Result: Sendable, CustomStringConvertible {
         /// Requests sent.
-        public var requests = 0
+        package var requests = 0
         /// Requests that ended with a response.
-        public var succeeded = 0
+        package var succeeded = 0
         /// Requests that ended with a cancellation error.
-        public var cancelled = 0
+        package var cancelled = 0
         /// Requests that ended with another error (each is listed in ``unexpected``).
-        public var failed = 0
+        package var failed = 0
         /// Requests whose completion ran more or less than once.
-        public var notExactlyOnce = 0
+        package var notExactlyOnce = 0
         /// URLSession tasks whose exchange was still registered at the end (never completed).
-        public var pendingTasks = 0
+        package var pendingTasks = 0
         /// Temporary or partial files left behind.
-        public var leftoverFiles = 0
+        package var leftoverFiles = 0
         /// Resident memory after the warm-up and at the end, in MiB.
-        public var residentStartMB = 0.0
+        package var residentStartMB = 0.0
         /// Resident memory at the end, in MiB.
-        public var residentEndMB = 0.0
+        package var residentEndMB = 0.0
         /// The first few unexpected errors.
-        public var unexpected: [String] = []
+        package var unexpected: [String] = []
 
         /// Whether every completion ran once and nothing was left behind.
-        public var passed: Bool { notExactlyOnce == 0 && leftoverFiles == 0 && failed == 0 && pendingTasks == 0 }
+        package var passed: Bool { notExactlyOnce == 0 && leftoverFiles == 0 && failed == 0 && pendingTasks == 0 }
 
         /// The counts on one line, then the first unexpected errors.
-        public var description: String {
+        package var description: String {
             "cancel-storm requests=\(requests) succeeded=\(succeeded) cancelled=\(cancelled) failed=\(failed) "
                 + "not-exactly-once=\(notExactlyOnce) pending-tasks=\(pendingTasks) leftover-files=\(leftoverFiles) "
                 + "rss-start-mb=\(String(format: "%.1f", residentStartMB)) rss-end-mb=\(String(format: "%.1f", residentEndMB))"
@@ -73,7 +74,7 @@ public enum CancelStorm {
 
     /// Sends `requests` requests through `transport` to a new in-process server, `concurrency` at
     /// a time; files go under `directory`.
-    public static func run(
+    package static func run(
         mode: Mode, transport kind: DemoTransport, requests: Int, concurrency: Int = 16, directory: URL
     ) async throws -> Result {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

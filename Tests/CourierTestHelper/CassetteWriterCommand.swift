@@ -1,12 +1,13 @@
 import ArgumentParser
 import CourierDemo
+import CourierProbes
 import Foundation
 
-/// `courier cassette-writer`: records GETs into a cassette and exits at once. Hidden: the
+/// `courier-test-helper cassette-writer`: records GETs into a cassette and exits at once. For tests: the
 /// cassette tests check that recordings not yet written when the process exits reach the file.
 struct CassetteWriterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "cassette-writer", abstract: "Record GETs into a cassette, then exit (for cassette tests).", shouldDisplay: false)
+        commandName: "cassette-writer", abstract: "Record GETs into a cassette, then exit (for cassette tests).")
 
     @Option(help: "The cassette's file.")
     var file: String
