@@ -139,10 +139,3 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         return ResponseFraming.decoded(headers)
     }
 }
-
-extension TimeAmount {
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
-}

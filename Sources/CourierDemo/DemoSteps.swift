@@ -197,7 +197,6 @@ extension RequestGroup {
 extension Duration {
     /// Milliseconds with one decimal.
     var formatted: String {
-        let ms = Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
-        return String(format: "%.1f ms", ms)
+        String(format: "%.1f ms", seconds * 1000)
     }
 }

@@ -66,7 +66,7 @@ struct StreamBenchmark {
             raw.append(clock.now - rawStart)
         }
         let median = { (values: [Duration]) in values.sorted()[values.count / 2] }
-        let micro = { (value: Duration) in Int(value.components.seconds) * 1_000_000 + Int(value.components.attoseconds / 1_000_000_000_000) }
+        let micro = { (value: Duration) in value.nanoseconds / 1000 }
         print("stream.first-event.\(name) courier=\(micro(median(courier)))µs raw=\(micro(median(raw)))µs difference=\(micro(median(courier)) - micro(median(raw)))µs")
     }
 

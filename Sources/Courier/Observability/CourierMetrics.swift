@@ -83,7 +83,6 @@ final class CourierMetrics: Sendable {
             timers[series] = handler
             return handler
         }
-        let (seconds, attoseconds) = duration.components
-        handler.recordNanoseconds(seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000)
+        handler.recordNanoseconds(duration.nanoseconds)
     }
 }

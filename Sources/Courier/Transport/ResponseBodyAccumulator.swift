@@ -74,12 +74,3 @@ package struct ResponseBodyAccumulator: Sendable {
     }
 }
 
-extension TransportRequest {
-    /// ``timeout`` as whole nanoseconds a transport can compute a deadline with: 0 for a negative
-    /// or NaN value, about 31 years for an infinite or larger one (never a crash converting it).
-    package var timeoutNanoseconds: Int64 {
-        guard timeout > 0 else { return 0 }
-        guard timeout < 1e9 else { return 1_000_000_000 * 1_000_000_000 }
-        return Int64((timeout * 1e9).rounded())
-    }
-}

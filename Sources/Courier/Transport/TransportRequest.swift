@@ -47,3 +47,16 @@ extension TransportRequest {
     /// The body's length, in memory or streamed.
     public var bodyLength: Int64 { bodyStream?.length ?? Int64(body?.count ?? 0) }
 }
+
+extension TransportRequest {
+    /// ``timeout`` as a transport can use it: 0 for a negative or NaN value, at most 10⁹ seconds
+    /// (about 31 years) for an infinite or larger one, so converting it never crashes.
+    package var boundedTimeout: TimeInterval {
+        timeout > 0 ? min(timeout, 1e9) : 0
+    }
+
+    /// ``boundedTimeout`` in whole nanoseconds, for a transport that schedules a timer with it.
+    package var timeoutNanoseconds: Int64 {
+        Int64((boundedTimeout * 1e9).rounded())
+    }
+}

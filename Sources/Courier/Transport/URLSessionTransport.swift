@@ -73,7 +73,7 @@ public final class URLSessionTransport: HTTPTransport {
     static func urlRequest(for request: TransportRequest) -> URLRequest {
         var urlRequest = URLRequest(url: request.url)
         // Set through the property: swift-corelibs-foundation ignores the initializer's timeout.
-        urlRequest.timeoutInterval = effectiveTimeout(request.timeout)
+        urlRequest.timeoutInterval = effectiveTimeout(request)
         urlRequest.httpMethod = request.method.rawValue
         for field in request.headers {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
@@ -81,14 +81,13 @@ public final class URLSessionTransport: HTTPTransport {
         return urlRequest
     }
 
-    /// The timeout URLSession actually applies: whole seconds on swift-corelibs-foundation.
-    static func effectiveTimeout(_ timeout: TimeInterval) -> TimeInterval {
-        // Never infinite or NaN: Foundation converts it to an integer.
-        let bounded = timeout > 0 ? min(timeout, 1e9) : 0
+    /// The timeout URLSession actually applies to `request`: whole seconds on
+    /// swift-corelibs-foundation. Never infinite or NaN: Foundation converts it to an integer.
+    static func effectiveTimeout(_ request: TransportRequest) -> TimeInterval {
         #if canImport(FoundationNetworking)
-        return max(1, bounded.rounded(.up))
+        return max(1, request.boundedTimeout.rounded(.up))
         #else
-        return bounded
+        return request.boundedTimeout
         #endif
     }
 

@@ -169,7 +169,7 @@ public final class Cassette: Sendable {
         var request = redacted
         if request.body == nil, let stream { request.body = try? stream.collect() }
         var body = response.body
-        let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        let milliseconds = duration.seconds * 1000
         let waited = (milliseconds * 1000).rounded() / 1000
         let schedule = try state.withLock { (state) throws(CourierError) in
             if let error = state.writeError { throw error }
