@@ -23,4 +23,24 @@ struct TimeConversionTests {
         #expect(request.boundedTimeout == bounded)
         #expect(request.timeoutNanoseconds == Int64(bounded * 1e9))
     }
+
+    /// RFC 9110's example date in each of its three forms.
+    @Test func httpDatesAreReadInEveryFormTheRFCNames() throws {
+        let expected = Date(timeIntervalSince1970: 784_111_777)  // Sun, 06 Nov 1994 08:49:37 GMT
+        let now = Date(timeIntervalSince1970: 1_795_000_000)  // 2026
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT", now: now) == expected)
+        #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT", now: now) == expected)
+        #expect(HTTPDate.parse("Sun Nov  6 08:49:37 1994", now: now) == expected)
+        #expect(HTTPDate.format(expected) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        // A two-digit year more than 50 years ahead (2080) is in the past century; 2027 is not.
+        let inEighties = try #require(HTTPDate.parse("Tuesday, 01-Jan-80 00:00:00 GMT", now: now))
+        #expect(inEighties == Date(timeIntervalSince1970: 315_532_800))
+        #expect(HTTPDate.parse("Friday, 01-Jan-27 00:00:00 GMT", now: now).map { HTTPDate.format($0) } == "Fri, 01 Jan 2027 00:00:00 GMT")
+        for wrong in ["", "Sun, 06 Nov 1994 08:49:37", "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 32 Nov 1994 08:49:37 GMT",
+                      "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 94 08:49:37 GMT", "Sun, 06 Nov 1994 8:49:37 GMT", "tomorrow"] {
+            #expect(HTTPDate.parse(wrong, now: now) == nil, "\(wrong)")
+        }
+        #expect(RetryAfter.delay("Sun, 06 Nov 1994 08:50:37 GMT", now: expected) == .seconds(60))
+        #expect(RetryAfter.delay("Sun Nov  6 08:49:37 1994", now: expected.addingTimeInterval(5)) == .zero)
+    }
 }

@@ -8,12 +8,7 @@ package enum RetryAfter {
         if let seconds = Int64(text) {
             return seconds >= 0 ? .seconds(seconds) : nil
         }
-        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
-            let formatter = DateFormatter.posix(format: format, timeZone: TimeZone(identifier: "GMT") ?? .current)
-            if let date = formatter.date(from: text) {
-                return .seconds(max(0, date.timeIntervalSince(now)))
-            }
-        }
-        return nil
+        guard let date = HTTPDate.parse(text, now: now) else { return nil }
+        return .seconds(max(0, date.timeIntervalSince(now)))
     }
 }

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 import HTTPTypes
 import Hummingbird
