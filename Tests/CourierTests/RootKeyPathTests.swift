@@ -64,6 +64,27 @@ import Testing
         }
     }
 
+    /// A value whose own decoding refuses it at its top: the key path is the root key path, and
+    /// the message names it once (before: "data.the top level").
+    @Test func aValueRefusedAtItsTopIsNamedByTheRootKeyPath() async throws {
+        struct Flag: Decodable {
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.singleValueContainer()
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a flag")
+            }
+        }
+        try await withServer { server in
+            let client = server.client(URLSessionTransport())
+            try await SeedFixtures.put(#"{"data": 1}"#, as: "flag", on: client)
+            let error = await #expect(throws: CourierError.self) {
+                try await client.send(Request<Flag>(.get, "documents/flag").decoding(at: "data"))
+            }
+            #expect(error?.keyPath == "data")
+            #expect(error?.message.contains("data: not a flag") == true, "\(String(describing: error?.message))")
+            #expect(error?.message.contains("top level") == false, "\(String(describing: error?.message))")
+        }
+    }
+
     @Test func everyOtherSettingOfTheRequestIsKept() {
         var request = Request<[Item]>(.post, "items", query: ["q": 1], body: ["a": 1], headers: ["X-A": "1"], cache: .both)
         request.timeout = 3

@@ -172,14 +172,16 @@ final class ModelDecodingContext {
 }
 
 extension ModelDecodingError {
+    /// The same failure with its key path as text: `""` at the top level, as ``keyPath`` says, so
+    /// a root key path put in front of it reads `data`, never `data.the top level`.
     init(_ error: DecodingError) {
         switch error {
         case .keyNotFound(let key, let context):
-            self.init(keyPath: DecodingErrorText.path(context.codingPath + [key]), reason: "is missing")
+            self.init(keyPath: DecodingErrorText.path(context.codingPath + [key], topLevel: ""), reason: "is missing")
         case .valueNotFound(let type, let context):
-            self.init(keyPath: DecodingErrorText.path(context.codingPath), reason: "expected \(type), found null")
+            self.init(keyPath: DecodingErrorText.path(context.codingPath, topLevel: ""), reason: "expected \(type), found null")
         case .typeMismatch(_, let context), .dataCorrupted(let context):
-            self.init(keyPath: DecodingErrorText.path(context.codingPath), reason: context.debugDescription)
+            self.init(keyPath: DecodingErrorText.path(context.codingPath, topLevel: ""), reason: context.debugDescription)
         @unknown default:
             self.init(keyPath: "", reason: "\(error)")
         }
