@@ -15,8 +15,9 @@ package struct RootKeyPath: Sendable {
         keys = text.isEmpty ? [] : text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
     }
 
-    /// The JSON value at the path.
-    func value(in root: JSONValue) throws -> JSONValue {
+    /// The JSON value at the path; a ``ModelDecodingError`` that names the missing key or the
+    /// value that is not an object.
+    package func value(in root: JSONValue) throws -> JSONValue {
         var current = root
         for (depth, key) in keys.enumerated() {
             guard let next = current[key] else { throw missing(depth: depth, isObject: current.objectValue != nil) }

@@ -1,13 +1,11 @@
 /// Why a response body holds no objects to import where the import looked.
 enum ImportSourceError: Error, CustomStringConvertible {
-    case rootNotFound(path: String, found: String)
     case notAList(path: String, found: String)
     case malformed(offset: Int, expected: String)
     case notJSONOrXML
 
     var description: String {
         switch self {
-        case .rootNotFound(let path, let found): "the root key “\(path)” is not in the response (\(found))"
         case .notAList(let path, let found):
             "the response \(path.isEmpty ? "" : "under “\(path)” ")holds \(found), not an object or a list of objects"
         case .malformed(let offset, let expected): "the JSON is malformed at byte \(offset): expected \(expected)"

@@ -5,7 +5,8 @@ import Foundation
 ///
 /// It follows the root key path through objects, then splits the array found there (or takes the
 /// one object). It returns `nil`, for the caller to parse the whole body instead, when a key on the
-/// path is written with escapes.
+/// path is written with escapes or the path is not there: then ``RootKeyPath``, the one reader of
+/// root key paths, says what is missing, as it does for `decoding(at:)`.
 struct JSONElementScanner {
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
@@ -28,11 +29,9 @@ struct JSONElementScanner {
     }
 
     private mutating func scan(path: [String]) throws(ImportSourceError) -> [Range<Int>]? {
-        for (depth, component) in path.enumerated() {
+        for component in path {
             skipWhitespace()
-            guard peek == UInt8(ascii: "{") else {
-                throw .rootNotFound(path: path.prefix(depth + 1).joined(separator: "."), found: describeHere())
-            }
+            guard peek == UInt8(ascii: "{") else { return nil }
             index += 1
             var found = false
             members: while true {
@@ -59,7 +58,7 @@ struct JSONElementScanner {
                     throw malformed("“,” or “}”")
                 }
             }
-            if !found { throw .rootNotFound(path: path.prefix(depth + 1).joined(separator: "."), found: "no such key") }
+            if !found { return nil }
         }
         skipWhitespace()
         switch peek {

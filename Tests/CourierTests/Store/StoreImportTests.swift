@@ -62,7 +62,13 @@ import Testing
                 try await client.send(Request<Data>(.get, "documents/page"), into: store, as: User.self, root: "data.users")
             }
             #expect(missing?.kind == .decodingFailed)
-            #expect(missing?.message.contains("“data.users” is not in the response") == true)
+            // The words decoding(at:) uses for the same path: one reader of root key paths.
+            let reason = #"expected a value at the root key path "data.users", but data has no key "users""#
+            #expect(missing?.message.contains(reason) == true, "\(String(describing: missing?.message))")
+            let decoded = await #expect(throws: CourierError.self) {
+                try await client.send(Request<[User]>(.get, "documents/page").decoding(at: "data.users"))
+            }
+            #expect(decoded?.message.contains(reason) == true, "\(String(describing: decoded?.message))")
             #expect(try await store.count(User.self) == 5)
         }
     }
