@@ -1,12 +1,16 @@
 import Foundation
 
-// The pipeline, top to bottom:
-//   deliver (here)           record, then report a failure once, after every fallback
-//   serve (+Cache)           cache plan: cached answer, network, offline fallback
-//   network (+Perform)       perform, decode, store in the cache
-//   perform (+Perform)       prepare, adapt, attempt, capture/refresh, retry, validate
-//   attempt (+Attempt)       one exchange, shared with identical requests in flight or alone
-//   RedirectingExchange      the one redirect loop, on the transport's callbacks
+// The pipeline, top to bottom, one folder of Pipeline/ a stage:
+//   Deliver   deliver (here)         record, then report a failure once, after every fallback
+//   Plan      serve (+Cache)         cache plan: cached answer, network, offline fallback
+//   Perform   network (+Perform)     perform, decode, store in the cache
+//   Perform   perform (+Perform)     prepare, adapt, attempt, capture/refresh, retry, validate
+//   Prepare   (+Prepare)             URL, body, the app's own values checked before sending
+//   Exchange  attempt (+Attempt)     one exchange, shared with identical requests in flight or alone
+//   Exchange  RedirectingExchange    the one redirect loop, on the transport's callbacks
+//   Authenticate (+Authentication)   credentials captured and injected; one refresh for many 401s
+//   Decode    (+Decode)              the serializer, at the root key path
+//   Record    (+Observability)       metrics, spans, answer observers
 extension APIClient {
     /// Sends `request` and returns its decoded response.
     ///
