@@ -29,9 +29,14 @@ import ServiceLifecycle
 /// - `POST /auth`, `POST /auth/sign_in`, `DELETE /auth/sign_out`, `GET /me`: devise-style accounts
 ///   with rotating `access-token`/`client`/`uid`/`expiry` headers, and a demo account
 ///   (``ServerConfiguration/demoAccount``, `demo@example.com` / `password` by default);
-/// - `/flaky/{key}` (any method) and `GET /hold/{key}`: a response that fails a chosen number of
-///   times with a chosen status and `Retry-After`, and one held until released (see ``release(_:)``);
-/// - `GET /_counters`: requests per route, as counted by ``requestCount(_:_:)`` (not itself counted).
+/// - `/flaky/{key}` (any method): a response that fails a chosen number of times with a chosen
+///   status and `Retry-After`;
+/// - with the test routes on (Courier's own tests, demo and benchmarks; `courier serve --test-routes`):
+///   `GET /hold/{key}`, a response held until released, and `GET /_counters`, requests per route
+///   (not itself counted).
+///
+/// The counters, hold gates and port holding are Courier's test instrumentation, for its own
+/// targets only (`package`).
 public final class ImageStoreServer: Sendable {
     /// The address the server listens on.
     public let host: String
@@ -94,7 +99,7 @@ public final class ImageStoreServer: Sendable {
         let idempotency = try IdempotencyLedger(database: database)
         let router = ServerRouter.build(
             counter: counter, database: database, accounts: accounts, maximumImageSize: configuration.maximumImageSize,
-            ledger: ledger, gate: gate, idempotency: idempotency)
+            ledger: ledger, gate: gate, idempotency: idempotency, testRoutes: configuration.testRoutes)
         let ready = StartSignal()
         let app = Application(
             router: router,
@@ -151,14 +156,14 @@ public final class ImageStoreServer: Sendable {
     /// let back = try await ImageStoreServer.start(ServerConfiguration(port: server.port, databasePath: path))
     /// ```
     /// - Throws: when the port cannot be bound again (the server is stopped all the same).
-    public func stopHoldingPort(gracePeriod: Duration = .seconds(2)) async throws {
+    package func stopHoldingPort(gracePeriod: Duration = .seconds(2)) async throws {
         await stop(gracePeriod: gracePeriod)
         let hold = try PortHold(host: host, port: port)
         heldPort.withLock { $0 = hold }
     }
 
     /// Unbinds the port ``stopHoldingPort(gracePeriod:)`` kept; does nothing if none is held.
-    public func releasePort() {
+    package func releasePort() {
         heldPort.withLock { held in
             defer { held = nil }
             return held
@@ -170,38 +175,38 @@ public final class ImageStoreServer: Sendable {
 
     /// Requests received by `route` (a pattern as registered, such as `/echo/**` or
     /// `/status/{code}`), for one method or, with `nil`, all methods.
-    public func requestCount(_ method: String? = nil, _ route: String) -> Int {
+    package func requestCount(_ method: String? = nil, _ route: String) -> Int {
         counter.count(method: method, route: route)
     }
 
     /// Requests to `route` the server answered `304 Not Modified` (conditional requests whose
     /// copy was current), for one method or all.
-    public func notModifiedCount(_ method: String? = nil, _ route: String) -> Int {
+    package func notModifiedCount(_ method: String? = nil, _ route: String) -> Int {
         counter.count(method: method, route: route + "#304")
     }
 
     /// Requests received by `route` with any method.
-    public func requestCount(_ route: String) -> Int {
+    package func requestCount(_ route: String) -> Int {
         counter.count(method: nil, route: route)
     }
 
     /// Returns once `route` has received at least `count` requests (of `method`, or of any method
     /// with `nil`): a way for tests to act at a known point without sleeping.
-    public func waitForRequests(_ method: String? = nil, _ route: String, count: Int = 1) async {
+    package func waitForRequests(_ method: String? = nil, _ route: String, count: Int = 1) async {
         await counter.wait(method: method, route: route, count: count)
     }
 
     /// Every count, keyed `"METHOD /route"`.
-    public var requestCounts: [String: Int] { counter.all }
+    package var requestCounts: [String: Int] { counter.all }
 
     /// Requests `/flaky/{key}` has received for `key`.
-    public func flakyAttempts(_ key: String) -> Int { ledger.count(key) }
+    package func flakyAttempts(_ key: String) -> Int { ledger.count(key) }
 
     /// Lets every `GET /hold/{key}` for `key` answer, now and later.
-    public func release(_ key: String) { gate.release(key) }
+    package func release(_ key: String) { gate.release(key) }
 
     /// Sets every count to zero.
-    public func resetCounters() { counter.reset() }
+    package func resetCounters() { counter.reset() }
 }
 
 /// Why the server did not start.

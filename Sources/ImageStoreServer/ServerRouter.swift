@@ -4,11 +4,11 @@ import Hummingbird
 enum ServerRouter {
     static func build(
         counter: RequestCounter, database: ServerDatabase, accounts: AccountStore, maximumImageSize: Int,
-        ledger: FlakyLedger, gate: HoldGate, idempotency: IdempotencyLedger
+        ledger: FlakyLedger, gate: HoldGate, idempotency: IdempotencyLedger, testRoutes: Bool
     ) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         let diagnostics = DiagnosticRoutes(counter: counter)
-        diagnostics.addUncounted(to: router)
+        if testRoutes { diagnostics.addUncounted(to: router) }
         OpenAPIRoutes().add(to: router)
         router.add(middleware: CountingMiddleware(counter: counter))
         router.add(middleware: IdempotencyMiddleware(ledger: idempotency))
@@ -20,7 +20,9 @@ enum ServerRouter {
         ImageRoutes(database: database, maximumImageSize: maximumImageSize).add(to: router)
         UploadSinkRoutes().add(to: router)
         StreamRoutes().add(to: router)
-        ResilienceRoutes(ledger: ledger, gate: gate).add(to: router)
+        let resilience = ResilienceRoutes(ledger: ledger, gate: gate)
+        resilience.add(to: router)
+        if testRoutes { resilience.addTestRoutes(to: router) }
         return router
     }
 }

@@ -18,13 +18,17 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The SQLite database file (default: a temporary file deleted on exit).")
     var database: String?
 
+    @Flag(help: "Also serve the routes only Courier's own tests use: /hold/{key} and /_counters.")
+    var testRoutes = false
+
     func run() async throws {
         var logger = Logger(label: "courier.serve")
         logger.logLevel = .info
         let server: ImageStoreServer
         do {
-            server = try await ImageStoreServer.start(
-                ServerConfiguration(host: host, port: port, databasePath: database), logger: logger)
+            var configuration = ServerConfiguration(host: host, port: port, databasePath: database)
+            configuration.testRoutes = testRoutes
+            server = try await ImageStoreServer.start(configuration, logger: logger)
         } catch {
             throw ValidationError("Could not start the server on \(host):\(port): \(error)")
         }

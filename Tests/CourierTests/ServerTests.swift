@@ -18,6 +18,25 @@ import Testing
         #expect(error?.kind == .cannotConnect)
     }
 
+    /// Without the test routes (a plain `courier serve`), the hold gates and counters are not
+    /// served; the documented routes, `/flaky/{key}` among them, are.
+    @Test func theTestRoutesAreServedOnlyWhenAskedFor() async throws {
+        var configuration = ServerConfiguration()
+        configuration.testRoutes = false
+        let server = try await ImageStoreServer.start(configuration)
+        let client = APIClient(baseURL: server.baseURL)
+        for path in ["_counters", "hold/k"] {
+            let error = await #expect(throws: CourierError.self) { try await client.send(Request<Data>(.get, path)) }
+            #expect(error?.statusCode == 404, "\(path)")
+        }
+        #expect(try await client.send(Request<Data>(.get, "flaky/k", query: ["failures": 0])).statusCode == 200)
+        #expect(!server.routes.contains("GET /_counters") && !server.routes.contains("GET /hold/{key}"))
+        await server.stop()
+        let full = try await ImageStoreServer.start()
+        #expect(full.routes.contains("GET /_counters") && full.routes.contains("GET /hold/{key}"))
+        await full.stop()
+    }
+
     @Test func keepsAGivenDatabaseFileAndFailsClearlyOnABusyPort() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }

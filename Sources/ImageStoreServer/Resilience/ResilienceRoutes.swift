@@ -24,11 +24,16 @@ struct ResilienceRoutes {
         let bodyLength: Int
     }
 
+    /// `/flaky/{key}`, a documented route (the failures a client retries).
     func add(to router: Router<BasicRequestContext>) {
         let methods: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete, .head, .options]
         for method in methods {
             router.on("flaky/{key}", method: method, use: flaky)
         }
+    }
+
+    /// `/hold/{key}`: test instrumentation, served only with the test routes on.
+    func addTestRoutes(to router: Router<BasicRequestContext>) {
         router.get("hold/{key}", use: hold)
         router.post("hold/{key}", use: hold)
         router.post("hold/{key}/release") { _, context in
