@@ -163,6 +163,44 @@ struct StreamTests {
         }
     }
 
+    /// A body whose transport cannot pause keeps at most ``LiveBody/pauseAbove`` bytes in memory,
+    /// plus a megabyte gathered for the disk: the rest of the backlog waits on disk, and the reader gets every byte in order across the
+    /// moves between memory and disk, and the reuse of the drained file.
+    @Test func aBodyThatCannotPauseKeepsItsBacklogOnDisk() async throws {
+        let body = LiveBody(url: URL(string: "http://127.0.0.1/stream")!, spillsBacklog: true)
+        var sent = Data()
+        var number: UInt32 = 0
+        func deliver(_ bytes: Int) {
+            for _ in 0..<(bytes / 65_536) {
+                var piece = Data(capacity: 65_536)
+                for _ in 0..<(65_536 / 4) {
+                    withUnsafeBytes(of: number.bigEndian) { piece.append(contentsOf: $0) }
+                    number &+= 1
+                }
+                sent.append(piece)
+                #expect(body.deliver(piece) {}, "a body that spills never asks its transport to pause")
+            }
+        }
+        var read = Data()
+        func take(_ bytes: Int) async throws {
+            let goal = read.count + bytes
+            while read.count < goal, let piece = try await body.next() { read.append(piece) }
+        }
+        deliver(5 << 20)
+        #expect(body.heldInMemory <= LiveBody.pauseAbove + LiveBody.spillWriteSize)
+        try await take(1_572_864)
+        deliver(1 << 20)
+        #expect(body.heldInMemory <= LiveBody.pauseAbove + LiveBody.spillWriteSize)
+        try await take(sent.count - read.count)
+        deliver(512 << 10)  // the file is drained: back to memory
+        deliver(2 << 20)  // and to disk again, from the file's start
+        #expect(body.heldInMemory <= LiveBody.pauseAbove + LiveBody.spillWriteSize)
+        body.finish(nil)
+        while let piece = try await body.next() { read.append(piece) }
+        #expect(read.count == sent.count)
+        #expect(read == sent, "the bytes came back out of order")
+    }
+
     /// A reconnection policy that cannot work is refused before anything is sent.
     @Test func aBadReconnectionPolicyIsRefusedBeforeSending() throws {
         let client = APIClient(baseURL: URL(string: "http://127.0.0.1:9")!)

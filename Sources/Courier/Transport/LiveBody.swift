@@ -9,9 +9,36 @@ import Foundation
 /// transport stops reading until the reader has taken the backlog below ``resumeBelow``, when
 /// `resume` runs. So a slow reader slows the reading, and memory stays bounded.
 ///
+/// A transport that cannot pause (URLSession on Linux: swift-corelibs-foundation cannot hold a
+/// transfer back) makes its body with `spillsBacklog`: past ``pauseAbove`` bytes, the backlog goes
+/// to an unnamed temporary file (``SpillFile``) instead of memory, written a megabyte at a time
+/// (one write per piece was slower than the pieces came, and they piled up in URLSession's
+/// delegate queue instead), and the reader reads it back in order. Memory stays bounded; the disk
+/// holds what the reader has not caught up with.
+///
 /// ``stop()`` (the reader cancelled, or let the stream go) drops what is held and stops the
 /// exchange with the closure the transport gave ``onStop(_:)``.
 package final class LiveBody: Sendable {
+    /// What wakes a waiting reader.
+    private enum Wake {
+        case piece(Data)
+        /// Something is ready that the reader fetches itself (the backlog on disk).
+        case lookAgain
+        case end(Result<Data?, CourierError>)
+    }
+
+    /// What a reader can take now.
+    private enum Ready {
+        case piece(Data, resume: (@Sendable () -> Void)?)
+        case spilled(SpillFile, offset: Int64, length: Int)
+        case end(Result<Data?, CourierError>)
+    }
+
+    /// The largest piece read back from the backlog on disk at once.
+    private static let spillReadSize = 256 << 10
+    /// Bytes gathered after the backlog on disk before they are written to it, at once.
+    package static let spillWriteSize = 1 << 20
+
     /// Bytes held for a slow reader before the transport is asked to pause.
     package static let pauseAbove = 1 << 20
     /// Bytes held below which a paused transport reads again.
@@ -25,11 +52,49 @@ package final class LiveBody: Sendable {
         var ended = false
         var failure: CourierError?
         var stopped = false
-        var reader: CheckedContinuation<Result<Data?, CourierError>, Never>?
+        var reader: CheckedContinuation<Wake, Never>?
         var resumeTransport: (@Sendable () -> Void)?
         var stopTransport: (@Sendable () -> Void)?
         /// Body bytes delivered so far.
         var received: Int64 = 0
+        /// The backlog on disk, for a body that spills: bytes `spillRead..<spillEnd` of `spill`
+        /// wait for the reader, after every piece in memory; `spillReading` while the reader
+        /// reads a range outside the lock (the file is not reused from its start meanwhile).
+        var spill: SpillFile?
+        var spillRead: Int64 = 0
+        var spillEnd: Int64 = 0
+        var spillReading = false
+        /// Pieces that came after the backlog on disk, gathered for the next write to it; the
+        /// reader takes them once the disk is read and no write is under way (`spillWriting`).
+        var tail = Data()
+        var spillWriting = false
+
+        /// What the reader can take now, if anything: pieces in memory first, then the backlog
+        /// on disk, then the end.
+        mutating func ready(url: URL) -> Ready? {
+            if let piece = take() { return .piece(piece, resume: resumeIfDrained()) }
+            if stopped { return .end(.failure(.cancelled(url))) }
+            if let spill, spillRead < spillEnd {
+                let length = Int(min(Int64(LiveBody.spillReadSize), spillEnd - spillRead))
+                defer {
+                    spillRead += Int64(length)
+                    spillReading = true
+                }
+                return .spilled(spill, offset: spillRead, length: length)
+            }
+            if spillWriting { return nil }  // older bytes are on their way to the disk
+            if !tail.isEmpty {
+                defer { tail = Data() }
+                return .piece(tail, resume: nil)
+            }
+            if ended { return .end(failure.map { .failure($0) } ?? .success(nil)) }
+            return nil
+        }
+
+        /// Whether ``ready(url:)`` has something for the reader.
+        var hasSomething: Bool {
+            stopped || first < pieces.count || spillRead < spillEnd || (!spillWriting && (!tail.isEmpty || ended))
+        }
 
         mutating func take() -> Data? {
             guard first < pieces.count else { return nil }
@@ -57,10 +122,13 @@ package final class LiveBody: Sendable {
 
     /// The URL the body comes from (for errors).
     package let url: URL
+    /// Whether a backlog past ``pauseAbove`` goes to disk (a transport that cannot pause).
+    package let spillsBacklog: Bool
     private let state = Locked(State())
 
-    package init(url: URL) {
+    package init(url: URL, spillsBacklog: Bool = false) {
         self.url = url
+        self.spillsBacklog = spillsBacklog
     }
 
     /// A body that has already arrived whole (a transport that gathers bodies in memory).
@@ -74,30 +142,81 @@ package final class LiveBody: Sendable {
 
     /// Hands on a piece of the body. Returns whether the transport may deliver more now; when
     /// `false`, it reads nothing more until `resume` runs. Pieces delivered while it is paused
-    /// (already on their way) are kept and answered `true`: one pause, one resume.
+    /// (already on their way) are kept and answered `true`: one pause, one resume. A body that
+    /// spills its backlog always answers `true`.
     package func deliver(_ piece: Data, resume: @escaping @Sendable () -> Void) -> Bool {
-        let (reader, goOn) = state.withLock { state -> (CheckedContinuation<Result<Data?, CourierError>, Never>?, Bool) in
-            guard !state.stopped, !state.ended else { return (nil, true) }
+        enum Step {
+            case handled(CheckedContinuation<Wake, Never>?, goOn: Bool)
+            case spill(SpillFile?, Data, offset: Int64)
+        }
+        let step = state.withLock { state -> Step in
+            guard !state.stopped, !state.ended else { return .handled(nil, goOn: true) }
             state.received += Int64(piece.count)
             if let reader = state.reader {
                 state.reader = nil
-                return (reader, true)
+                return .handled(reader, goOn: true)
+            }
+            if spillsBacklog,
+               state.spillEnd > state.spillRead || state.spillWriting || !state.tail.isEmpty || state.held + piece.count > Self.pauseAbove {
+                state.tail.append(piece)
+                guard state.tail.count >= Self.spillWriteSize, !state.spillWriting else { return .handled(nil, goOn: true) }
+                // A drained file is written again from its start, unless the reader is reading it.
+                if state.spillRead == state.spillEnd, !state.spillReading {
+                    state.spillRead = 0
+                    state.spillEnd = 0
+                }
+                state.spillWriting = true
+                defer { state.tail = Data() }
+                return .spill(state.spill, state.tail, offset: state.spillEnd)
             }
             state.pieces.append(piece)
             state.held += piece.count
             // Paused already (pieces the transport had on their way): the one resume answers it.
-            guard state.held > Self.pauseAbove, state.resumeTransport == nil else { return (nil, true) }
+            guard !spillsBacklog, state.held > Self.pauseAbove, state.resumeTransport == nil else { return .handled(nil, goOn: true) }
             state.resumeTransport = resume
-            return (nil, false)
+            return .handled(nil, goOn: false)
         }
-        reader?.resume(returning: .success(piece))
-        return goOn
+        switch step {
+        case .handled(let reader, let goOn):
+            reader?.resume(returning: .piece(piece))
+            return goOn
+        case .spill(let existing, let bytes, let offset):
+            spill(bytes, to: existing, at: offset)
+            return true
+        }
+    }
+
+    /// Writes `bytes` to the backlog on disk at `offset` (the producer alone moves the end), then
+    /// makes them readable and wakes a waiting reader. A file that cannot be made or written fails
+    /// the body and stops the exchange.
+    private func spill(_ bytes: Data, to existing: SpillFile?, at offset: Int64) {
+        do throws(CourierError) {
+            let file: SpillFile
+            if let existing { file = existing } else { file = try SpillFile() }
+            try file.write(bytes, at: offset)
+            let reader = state.withLock { state -> CheckedContinuation<Wake, Never>? in
+                state.spillWriting = false
+                guard !state.stopped, !state.ended else { return nil }
+                state.spill = file
+                state.spillEnd = offset + Int64(bytes.count)
+                defer { state.reader = nil }
+                return state.reader
+            }
+            reader?.resume(returning: .lookAgain)
+        } catch {
+            let stop = state.withLock { state -> (@Sendable () -> Void)? in
+                defer { state.stopTransport = nil }
+                return state.stopTransport
+            }
+            finish(error)
+            stop?()
+        }
     }
 
     /// Ends the body: whole when `failure` is `nil`. Only the first call counts; the reader gets
     /// every piece delivered before it, then the end or the failure.
     package func finish(_ failure: CourierError?) {
-        let reader = state.withLock { state -> CheckedContinuation<Result<Data?, CourierError>, Never>? in
+        let reader = state.withLock { state -> CheckedContinuation<Wake, Never>? in
             guard !state.ended else { return nil }
             state.ended = true
             state.failure = failure
@@ -108,7 +227,7 @@ package final class LiveBody: Sendable {
             defer { state.reader = nil }
             return state.reader
         }
-        reader?.resume(returning: failure.map { .failure($0) } ?? .success(nil))
+        reader?.resume(returning: .lookAgain)
     }
 
     /// How ``stop()`` stops the exchange; run at once if the reader stopped already.
@@ -124,55 +243,77 @@ package final class LiveBody: Sendable {
     /// Body bytes delivered so far.
     package var received: Int64 { state.withLock { $0.received } }
 
+    /// Body bytes in memory waiting for the reader (what the backlog costs in memory): at most
+    /// ``pauseAbove`` plus, for a body that spills, ``spillWriteSize`` gathered for the disk.
+    package var heldInMemory: Int { state.withLock { $0.held + $0.tail.count } }
+
     // MARK: The reader's side
 
     /// The next piece, `nil` at the end of the body, or the failure that ended it. Cancelling the
     /// calling task stops the body (``stop()``) and throws a ``CourierError/Kind/cancelled`` error.
     package func next() async throws(CourierError) -> Data? {
-        // A reader that never has to wait (the pieces are always here first) still stops when
-        // its task is cancelled.
-        if Task.isCancelled {
-            stop()
-            throw .cancelled(url)
-        }
-        // A piece already here is handed out without suspending.
-        let ready = state.withLock { state -> (Result<Data?, CourierError>, (@Sendable () -> Void)?)? in
-            if let piece = state.take() { return (.success(piece), state.resumeIfDrained()) }
-            if state.stopped { return (.failure(.cancelled(url)), nil) }
-            if state.ended { return (state.failure.map { .failure($0) } ?? .success(nil), nil) }
-            return nil
-        }
-        if let (result, resume) = ready {
-            resume?()
-            return try result.get()
-        }
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Data?, CourierError>, Never>) in
-                let (now, resume) = state.withLock { state -> (Result<Data?, CourierError>?, (@Sendable () -> Void)?) in
-                    if let piece = state.take() { return (.success(piece), state.resumeIfDrained()) }
-                    if state.stopped { return (.failure(.cancelled(url)), nil) }
-                    if state.ended { return (state.failure.map { .failure($0) } ?? .success(nil), nil) }
-                    state.reader = continuation
-                    return (nil, nil)
-                }
-                resume?()
-                if let now { continuation.resume(returning: now) }
+        while true {
+            // A reader that never has to wait (the pieces are always here first) still stops when
+            // its task is cancelled.
+            if Task.isCancelled {
+                stop()
+                throw .cancelled(url)
             }
-        } onCancel: {
-            stop()
+            // What is here already is taken without suspending.
+            if let ready = state.withLock({ $0.ready(url: url) }) { return try take(ready) }
+            let wake = await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Wake, Never>) in
+                    let now = state.withLock { state -> Bool in
+                        if state.hasSomething { return true }
+                        state.reader = continuation
+                        return false
+                    }
+                    if now { continuation.resume(returning: .lookAgain) }
+                }
+            } onCancel: {
+                stop()
+            }
+            switch wake {
+            case .piece(let piece): return piece
+            case .end(let result): return try result.get()
+            case .lookAgain: continue
+            }
         }
-        return try result.get()
+    }
+
+    /// Hands out what ``State/ready(url:)`` gave: a piece, the end, or a range of the backlog
+    /// on disk, read here, outside the lock.
+    private func take(_ ready: Ready) throws(CourierError) -> Data? {
+        switch ready {
+        case .piece(let piece, let resume):
+            resume?()
+            return piece
+        case .end(let result):
+            return try result.get()
+        case .spilled(let file, let offset, let length):
+            defer { state.withLock { $0.spillReading = false } }
+            do throws(CourierError) {
+                return try file.read(length, at: offset)
+            } catch {
+                stop()
+                throw error
+            }
+        }
     }
 
     /// The reader is done (cancelled, or it let the body go before its end): drops what is held,
     /// fails a waiting ``next()`` as cancelled and stops the exchange.
     package func stop() {
         let (reader, resume, stop) = state.withLock { state in
-            guard !state.stopped else { return (nil, nil, nil) as (CheckedContinuation<Result<Data?, CourierError>, Never>?, (@Sendable () -> Void)?, (@Sendable () -> Void)?) }
+            guard !state.stopped else { return (nil, nil, nil) as (CheckedContinuation<Wake, Never>?, (@Sendable () -> Void)?, (@Sendable () -> Void)?) }
             state.stopped = true
             state.pieces = []
             state.first = 0
             state.held = 0
+            state.spill = nil
+            state.spillRead = 0
+            state.spillEnd = 0
+            state.tail = Data()
             defer {
                 state.reader = nil
                 state.resumeTransport = nil
@@ -180,7 +321,7 @@ package final class LiveBody: Sendable {
             }
             return (state.reader, state.resumeTransport, state.stopTransport)
         }
-        reader?.resume(returning: .failure(.cancelled(url)))
+        reader?.resume(returning: .end(.failure(.cancelled(url))))
         resume?()
         stop?()
     }

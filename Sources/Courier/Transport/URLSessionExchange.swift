@@ -95,7 +95,8 @@ final class URLSessionExchange: Sendable {
             return abandon(with: error)
         }
         let now = ContinuousClock.now
-        let live = streams ? LiveBody(url: response.url ?? request.url) : nil
+        // Without a way to pause the task (swift-corelibs-foundation), a reader's backlog goes to disk.
+        let live = streams ? LiveBody(url: response.url ?? request.url, spillsBacklog: pauseTask == nil) : nil
         let ended = state.withLock { state in
             state.response = response
             state.headAt = now

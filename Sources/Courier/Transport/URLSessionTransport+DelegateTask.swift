@@ -63,7 +63,8 @@ extension URLSessionTransport: CallbackTransport {
         // swift-corelibs-foundation cannot pause a transfer: suspending a running task restarts it
         // from scratch, and every session's work queue targets one queue of the process, so
         // holding a session's callbacks back would stall every URLSession request. A streamed
-        // body is read as fast as it arrives.
+        // body is read as fast as it arrives, and what its reader has not caught up with past
+        // 1 MiB waits on disk (LiveBody's spilled backlog), not in memory.
         let exchange = URLSessionExchange(request: request, observer: observer, spooledBody: spooled, cancelTask: Self.cancellation(of: task))
         #else
         let exchange = URLSessionExchange(
