@@ -39,6 +39,21 @@ import Testing
         }
     }
 
+    /// The options are values with static members (so more can come without breaking a `switch`),
+    /// distinct, and named as written in code.
+    @Test func cacheOptionsAreDistinctNamedValues() {
+        let options: [CacheOption] = [.cacheOnly, .networkOnly, .both]
+        #expect(Set(options).count == 3)
+        #expect(options.map(\.description) == ["cacheOnly", "networkOnly", "both"])
+        func reads(_ option: CacheOption) -> Bool {
+            switch option {
+            case .networkOnly: false
+            default: true
+            }
+        }
+        #expect(options.map(reads) == [true, false, true])
+    }
+
     @Test func networkOnlyIgnoresTheCacheCompletely() async throws {
         try await withTemporaryCache { cache, _ in
             try await withServer { server in
