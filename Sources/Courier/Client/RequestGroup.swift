@@ -61,7 +61,7 @@ public struct RequestGroup: Sendable {
         result.headers = mergedHeaders
         result.query = queryParameters.merging(request.query) { _, own in own }
         if !bodyParameters.isEmpty {
-            switch request.body {
+            switch request.body.content {
             case .none: result.body = .parameters(bodyParameters)
             case .parameters(let own): result.body = .parameters(bodyParameters.merging(own) { _, own in own })
             case .multipart(let own):

@@ -1,27 +1,47 @@
 import Foundation
 
-/// What a request sends as its body.
+/// What a request sends as its body. A value with static members, so later releases can add kinds
+/// of body without breaking an app's code.
 ///
 /// A dictionary literal makes a parameter body: `body: ["name": "Ana"]`.
-public enum RequestBody: Sendable, ExpressibleByDictionaryLiteral {
+public struct RequestBody: Sendable, ExpressibleByDictionaryLiteral {
+    /// The kinds of body, for Courier's own stages.
+    enum Content: Sendable {
+        case none
+        case parameters(Parameters)
+        case encodable(any Encodable & Sendable)
+        case data(Data, contentType: String)
+        case multipart([MultipartPart])
+    }
+
+    let content: Content
+
+    init(_ content: Content) {
+        self.content = content
+    }
+
     /// No body.
-    case none
+    public static let none = RequestBody(.none)
+
     /// Named parameters, encoded by the request's ``ParameterEncoding`` (JSON by default), or as
     /// multipart when any value is binary. On `GET` and `HEAD` they go into the query string.
-    case parameters(Parameters)
+    public static func parameters(_ parameters: Parameters) -> RequestBody { RequestBody(.parameters(parameters)) }
+
     /// Any `Encodable` value, encoded by the client's ``DataEncoder`` (JSON by default).
-    case encodable(any Encodable & Sendable)
+    public static func encodable(_ value: any Encodable & Sendable) -> RequestBody { RequestBody(.encodable(value)) }
+
+    /// An `Encodable` body, encoded by the client's ``DataEncoder`` (JSON by default).
+    public static func json<Body: Encodable & Sendable>(_ value: Body) -> RequestBody { RequestBody(.encodable(value)) }
+
     /// Bytes sent as they are, with their content type.
-    case data(Data, contentType: String)
+    public static func data(_ data: Data, contentType: String) -> RequestBody { RequestBody(.data(data, contentType: contentType)) }
+
     /// Explicit multipart parts, in order; file parts are streamed from disk (seed 003's upload
     /// requests).
-    case multipart([MultipartPart])
+    public static func multipart(_ parts: [MultipartPart]) -> RequestBody { RequestBody(.multipart(parts)) }
 
     /// A parameter body from a literal.
     public init(dictionaryLiteral elements: (String, Parameter)...) {
-        self = .parameters(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+        self.init(.parameters(Dictionary(elements, uniquingKeysWith: { _, last in last })))
     }
-
-    /// An `Encodable` body, encoded by the client's ``DataEncoder`` (JSON by default).
-    public static func json<Body: Encodable & Sendable>(_ value: Body) -> RequestBody { .encodable(value) }
 }

@@ -22,7 +22,7 @@ extension APIClient {
     func cacheKey(for request: RequestSettings, hashingBody: Bool = true) throws(CourierError) -> CacheKey {
         var query = request.query
         var encoded: Data?
-        switch request.body {
+        switch request.body.content {
         case .parameters(let parameters) where request.method.encodesParametersInURL:
             query.merge(parameters) { own, _ in own }
         case .encodable(let value) where hashingBody:
@@ -38,7 +38,7 @@ extension APIClient {
         let scope = authentication?.cacheScope ?? CacheKey.publicScope
         return CacheKey.make(method: request.method, url: url, query: query, scope: scope) { hasher in
             guard hashingBody else { return hasher.add(tag: 0) }
-            switch request.body {
+            switch request.body.content {
             case .parameters(let parameters) where !request.method.encodesParametersInURL:
                 hasher.add(tag: 1)
                 hasher.add(Parameter.object(parameters))

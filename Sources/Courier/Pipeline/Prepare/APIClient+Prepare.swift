@@ -28,7 +28,7 @@ extension APIClient {
         var body: EncodedBody?
         var stream: StreamedBody?
         do {
-            switch request.body {
+            switch request.body.content {
             case .none:
                 break
             case .parameters(let parameters) where request.method.encodesParametersInURL:

@@ -49,7 +49,7 @@ enum RequestValidation {
     /// a body no meaning, and URLSession on Linux fails where async-http-client sends it.
     static func checkBody(_ body: RequestBody, for method: HTTPMethod) throws(CourierError) {
         guard method.encodesParametersInURL else { return }
-        switch body {
+        switch body.content {
         case .none, .parameters: return
         default:
             throw invalid("the \(method.rawValue) request has a body; \(method.rawValue) requests cannot carry one (their parameters go in the query): send it with POST, PUT or PATCH")
