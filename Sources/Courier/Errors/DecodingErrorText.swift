@@ -1,6 +1,6 @@
 /// Describes a `DecodingError` with its key path, in plain words.
-enum DecodingErrorText {
-    static func describe(_ error: any Error) -> String {
+package enum DecodingErrorText {
+    package static func describe(_ error: any Error) -> String {
         guard let error = error as? DecodingError else { return "\(error)" }
         switch error {
         case .keyNotFound(let key, let context):
@@ -17,7 +17,7 @@ enum DecodingErrorText {
     }
 
     /// The key path of a `DecodingError` (with the missing key for `keyNotFound`), else `nil`.
-    static func keyPath(of error: any Error) -> String? {
+    package static func keyPath(of error: any Error) -> String? {
         if let error = error as? ModelDecodingError { return error.keyPath.isEmpty ? nil : error.keyPath }
         guard let error = error as? DecodingError else { return nil }
         switch error {
@@ -29,7 +29,7 @@ enum DecodingErrorText {
     }
 
     /// A key path such as `orderedPizzas[1].pizzaID`, or `the top level`.
-    static func path(_ codingPath: [any CodingKey], topLevel: String = "the top level") -> String {
+    package static func path(_ codingPath: [any CodingKey], topLevel: String = "the top level") -> String {
         guard !codingPath.isEmpty else { return topLevel }
         var text = ""
         for key in codingPath {

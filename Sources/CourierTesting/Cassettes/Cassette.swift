@@ -242,28 +242,13 @@ public final class Cassette: Sendable {
         do {
             document = try JSONDecoder().decode(HARDocument.self, from: Data(contentsOf: file))
         } catch let error as DecodingError {
-            throw CourierError(.cassetteInvalid, "The cassette \(file.path) is not a HAR file Courier can read: \(Self.describe(error))", underlyingError: error)
+            throw CourierError(.cassetteInvalid, "The cassette \(file.path) is not a HAR file Courier can read: \(DecodingErrorText.describe(error))", underlyingError: error)
         } catch {
             throw CourierError(.cassetteInvalid, "The cassette \(file.path) cannot be read: \(error)", underlyingError: error)
         }
         var entries: [CassetteEntry] = []
         for (index, entry) in document.log.entries.enumerated() { entries.append(try CassetteEntry(entry, index: index, file: file)) }
         return entries
-    }
-
-    private static func describe(_ error: DecodingError) -> String {
-        switch error {
-        case .keyNotFound(let key, let context):
-            return "\(Self.path(context.codingPath + [key])) is missing."
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            return "\(Self.path(context.codingPath)): \(context.debugDescription)"
-        @unknown default:
-            return "\(error)"
-        }
-    }
-
-    private static func path(_ keys: [any CodingKey]) -> String {
-        keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(in: CharacterSet(charactersIn: "."))
     }
 
     /// `date` as HAR writes it: ISO 8601 in UTC with milliseconds (`2026-11-24T10:15:30.125Z`),

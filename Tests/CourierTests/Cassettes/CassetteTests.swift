@@ -237,7 +237,7 @@ import Testing
         let error = #expect(throws: CourierError.self) { try Cassette(file: file) }
         #expect(error?.kind == .cassetteInvalid)
         #expect(error?.message.contains(file.path) == true)
-        #expect(error?.message.contains("log.entries[0].request.method is missing") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains(#"the key "method" is missing at log.entries[0].request"#) == true, "\(error?.message ?? "")")
         try Data("<html>".utf8).write(to: file)
         #expect(throws: CourierError.self) { try Cassette(file: file) }
     }
