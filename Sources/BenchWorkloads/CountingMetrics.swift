@@ -3,7 +3,7 @@ import Courier
 
 /// A metrics backend that keeps a running count and sum per handler: the least a real backend
 /// does, for measuring what Courier's metrics cost a request when a backend is there.
-public final class CountingMetrics: MetricsFactory {
+package final class CountingMetrics: MetricsFactory {
     final class Handler: CounterHandler, FloatingPointCounterHandler, RecorderHandler, TimerHandler, MeterHandler, Sendable {
         private let total = Locked<Double>(0)
         func increment(by amount: Int64) { total.withLock { $0 += Double(amount) } }
@@ -18,16 +18,16 @@ public final class CountingMetrics: MetricsFactory {
     }
 
     /// Creates a backend.
-    public init() {}
+    package init() {}
 
-    public func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler { Handler() }
-    public func makeFloatingPointCounter(label: String, dimensions: [(String, String)]) -> any FloatingPointCounterHandler { Handler() }
-    public func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler { Handler() }
-    public func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler { Handler() }
-    public func makeMeter(label: String, dimensions: [(String, String)]) -> any MeterHandler { Handler() }
-    public func destroyCounter(_ handler: any CounterHandler) {}
-    public func destroyFloatingPointCounter(_ handler: any FloatingPointCounterHandler) {}
-    public func destroyRecorder(_ handler: any RecorderHandler) {}
-    public func destroyTimer(_ handler: any TimerHandler) {}
-    public func destroyMeter(_ handler: any MeterHandler) {}
+    package func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler { Handler() }
+    package func makeFloatingPointCounter(label: String, dimensions: [(String, String)]) -> any FloatingPointCounterHandler { Handler() }
+    package func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler { Handler() }
+    package func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler { Handler() }
+    package func makeMeter(label: String, dimensions: [(String, String)]) -> any MeterHandler { Handler() }
+    package func destroyCounter(_ handler: any CounterHandler) {}
+    package func destroyFloatingPointCounter(_ handler: any FloatingPointCounterHandler) {}
+    package func destroyRecorder(_ handler: any RecorderHandler) {}
+    package func destroyTimer(_ handler: any TimerHandler) {}
+    package func destroyMeter(_ handler: any MeterHandler) {}
 }

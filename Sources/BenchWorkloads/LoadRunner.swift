@@ -1,17 +1,17 @@
 import Synchronization
 
 /// Runs an operation `count` times from `concurrency` workers and times the whole batch.
-public enum LoadRunner {
+package enum LoadRunner {
     /// A batch's wall time and, when asked for, the latency of each operation.
-    public struct Outcome: Sendable {
+    package struct Outcome: Sendable {
         /// Wall time of the whole batch.
-        public var duration: Duration
+        package var duration: Duration
         /// One entry per operation, in no particular order; empty unless latencies were asked for.
-        public var latencies: [Duration]
+        package var latencies: [Duration]
     }
 
     /// Runs the batch; `recordingLatencies` times each operation as well (a clock read before and after).
-    public static func run(
+    package static func run(
         count: Int, concurrency: Int, recordingLatencies: Bool = false, _ operation: @escaping @Sendable () async throws -> Void
     ) async throws -> Outcome {
         let next = Ticket()
@@ -43,20 +43,20 @@ public enum LoadRunner {
 }
 
 /// Hands out increasing numbers to concurrent workers.
-public final class Ticket: Sendable {
+package final class Ticket: Sendable {
     private let value = Atomic<Int>(0)
 
     /// Creates a counter at zero.
-    public init() {}
+    package init() {}
 
     /// The next number.
-    public func take() -> Int { value.add(1, ordering: .relaxed).oldValue }
+    package func take() -> Int { value.add(1, ordering: .relaxed).oldValue }
 }
 
 /// A benchmark that could not run or saw a wrong answer.
-public struct BenchError: Error, CustomStringConvertible {
+package struct BenchError: Error, CustomStringConvertible {
     /// What went wrong.
-    public let description: String
+    package let description: String
     /// Creates the error.
-    public init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }

@@ -6,31 +6,31 @@ import Tracing
 /// tracer does, for measuring what Courier's tracing costs a request. `InMemoryTracer` (from
 /// swift-distributed-tracing) does much more per span (seven locked boxes, a table of active
 /// spans, a log of every injection), so it measures the tracer more than Courier.
-public final class RecordingTracer: Tracer {
+package final class RecordingTracer: Tracer {
     /// What the tracer was handed by the spans that ended.
-    public struct Totals: Sendable {
+    package struct Totals: Sendable {
         /// Spans ended.
-        public var spans = 0
+        package var spans = 0
         /// Attributes on them, all together.
-        public var attributes = 0
+        package var attributes = 0
         /// Spans that ended with an error status.
-        public var failed = 0
+        package var failed = 0
         /// Errors recorded on them.
-        public var errors = 0
+        package var errors = 0
         /// Their durations, added up, in nanoseconds.
-        public var nanoseconds: UInt64 = 0
+        package var nanoseconds: UInt64 = 0
     }
 
     private let state = Locked<(next: UInt64, totals: Totals)>((1, Totals()))
 
     /// Creates a tracer with no spans.
-    public init() {}
+    package init() {}
 
     /// The totals so far.
-    public var totals: Totals { state.withLock { $0.totals } }
+    package var totals: Totals { state.withLock { $0.totals } }
 
     /// Starts a span named `operationName` under `context`'s.
-    public func startSpan<Instant: TracerInstant>(
+    package func startSpan<Instant: TracerInstant>(
         _ operationName: String, context: @autoclosure () -> ServiceContext, ofKind kind: SpanKind,
         at instant: @autoclosure () -> Instant, function: String, file fileID: String, line: UInt
     ) -> RecordedSpan {
@@ -52,10 +52,10 @@ public final class RecordingTracer: Tracer {
     }
 
     /// Nothing to flush: spans are counted as they end.
-    public func forceFlush() {}
+    package func forceFlush() {}
 
     /// Reads nothing: the benchmark's requests arrive with no context.
-    public func extract<Carrier, Extract: Extractor>(_ carrier: Carrier, into context: inout ServiceContext, using extractor: Extract)
+    package func extract<Carrier, Extract: Extractor>(_ carrier: Carrier, into context: inout ServiceContext, using extractor: Extract)
     where Extract.Carrier == Carrier {}
 
     /// `00-<trace id>-<span id>-01`, with the span's number as both ids (the trace id padded to
@@ -66,7 +66,7 @@ public final class RecordingTracer: Tracer {
     }
 
     /// Writes the span's `traceparent` into `carrier`.
-    public func inject<Carrier, Inject: Injector>(_ context: ServiceContext, into carrier: inout Carrier, using injector: Inject)
+    package func inject<Carrier, Inject: Injector>(_ context: ServiceContext, into carrier: inout Carrier, using injector: Inject)
     where Inject.Carrier == Carrier {
         guard let id = context[RecordedSpan.IDKey.self] else { return }
         injector.inject(Self.traceparent(id), forKey: "traceparent", into: &carrier)
@@ -74,7 +74,7 @@ public final class RecordingTracer: Tracer {
 }
 
 /// A span of ``RecordingTracer``: its state behind one lock, handed to the tracer when it ends.
-public final class RecordedSpan: Span {
+package final class RecordedSpan: Span {
     enum IDKey: ServiceContextKey {
         typealias Value = UInt64
     }
@@ -91,7 +91,7 @@ public final class RecordedSpan: Span {
     }
 
     /// The span's context, holding its number.
-    public let context: ServiceContext
+    package let context: ServiceContext
     private let state: Locked<State>
     private let onEnd: @Sendable (State) -> Void
 
@@ -102,34 +102,34 @@ public final class RecordedSpan: Span {
     }
 
     /// The span's name.
-    public var operationName: String {
+    package var operationName: String {
         get { state.withLock { $0.name } }
         set { state.withLock { $0.name = newValue } }
     }
 
     /// The span's attributes.
-    public var attributes: SpanAttributes {
+    package var attributes: SpanAttributes {
         get { state.withLock { $0.attributes } }
         set { state.withLock { $0.attributes = newValue } }
     }
 
     /// Whether the span has not ended.
-    public var isRecording: Bool { state.withLock { !$0.ended } }
+    package var isRecording: Bool { state.withLock { !$0.ended } }
 
     /// Keeps `status`.
-    public func setStatus(_ status: SpanStatus) { state.withLock { $0.status = status } }
+    package func setStatus(_ status: SpanStatus) { state.withLock { $0.status = status } }
     /// Not kept: Courier's spans have no events.
-    public func addEvent(_ event: SpanEvent) {}
+    package func addEvent(_ event: SpanEvent) {}
     /// Not kept: Courier's spans have no links.
-    public func addLink(_ link: SpanLink) {}
+    package func addLink(_ link: SpanLink) {}
 
     /// Counts an error.
-    public func recordError<Instant: TracerInstant>(_ error: any Error, attributes: SpanAttributes, at instant: @autoclosure () -> Instant) {
+    package func recordError<Instant: TracerInstant>(_ error: any Error, attributes: SpanAttributes, at instant: @autoclosure () -> Instant) {
         state.withLock { $0.errors += 1 }
     }
 
     /// Ends the span once and hands what it holds to the tracer.
-    public func end<Instant: TracerInstant>(at instant: @autoclosure () -> Instant) {
+    package func end<Instant: TracerInstant>(at instant: @autoclosure () -> Instant) {
         let now = instant().nanosecondsSinceEpoch
         let ended: State? = state.withLock { state in
             guard !state.ended else { return nil }

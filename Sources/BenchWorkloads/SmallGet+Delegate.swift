@@ -9,7 +9,7 @@ extension SmallGet {
     /// The same GET with async-http-client's delegate API (`execute(request:delegate:eventLoop:deadline:)`),
     /// the API ``CourierAsyncHTTPClient`` sends in-memory requests with: the baseline that shows
     /// how much of Courier's cost over ``rawAHC(_:baseURL:path:expectedBytes:)`` is that API's own.
-    public static func rawAHCDelegate(_ client: HTTPClient, baseURL: URL, path: String, expectedBytes: Int?) -> @Sendable () async throws -> Void {
+    package static func rawAHCDelegate(_ client: HTTPClient, baseURL: URL, path: String, expectedBytes: Int?) -> @Sendable () async throws -> Void {
         let url = baseURL.absoluteString + "/" + path
         let decoder = decoder()
         let numbers = Ticket()

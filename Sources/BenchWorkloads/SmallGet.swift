@@ -12,21 +12,21 @@ import FoundationNetworking
 /// The GETs the transport benchmarks send, through Courier and through each transport's raw API,
 /// with the same decoding or size check on both sides. Every request has a URL of its own
 /// (`?n=…`), so no two are identical and in-flight sharing never replaces one.
-public enum SmallGet {
+package enum SmallGet {
     /// The `/sample` document.
-    public struct Sample: Decodable, Sendable {
+    package struct Sample: Decodable, Sendable {
         /// Its id, `"123"`.
-        public var id: String
+        package var id: String
         /// Its user name.
-        public var userName: String
+        package var userName: String
         /// Its email.
-        public var email: String
+        package var email: String
         /// Its first-login flag.
-        public var isFirstLogin: Bool
+        package var isFirstLogin: Bool
     }
 
     /// The decoder both sides use.
-    public static func decoder() -> JSONDecoder {
+    package static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         return decoder
@@ -41,7 +41,7 @@ public enum SmallGet {
     /// (swift-distributed-tracing's `InMemoryTracer`, whose own cost dwarfs Courier's), `cache` (a lookup that
     /// misses; requests are not stored), `retry` (a policy set, never needed), `record` (every GET recorded into a
     /// cassette in the temporary directory, through `RecordingTransport`).
-    public static func client(_ baseURL: URL, _ transport: any HTTPTransport, feature: String? = nil) throws -> APIClient {
+    package static func client(_ baseURL: URL, _ transport: any HTTPTransport, feature: String? = nil) throws -> APIClient {
         var configuration = ClientConfiguration(baseURL: baseURL)
         configuration.decoder = decoder()
         configuration.deduplicatesRequests = ProcessInfo.processInfo.environment["COURIER_BENCH_SHARING"] != "off"
@@ -69,7 +69,7 @@ public enum SmallGet {
     }
 
     /// A raw URLSession configured like ``URLSessionTransport``'s (no URL cache).
-    public static func rawSession() -> URLSession {
+    package static func rawSession() -> URLSession {
         let configuration = URLSessionConfiguration.default
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -77,7 +77,7 @@ public enum SmallGet {
     }
 
     /// One GET of `path` through `client`: decoded as ``Sample``, or checked to be `expectedBytes` long.
-    public static func courier(_ client: APIClient, path: String, expectedBytes: Int?) -> @Sendable () async throws -> Void {
+    package static func courier(_ client: APIClient, path: String, expectedBytes: Int?) -> @Sendable () async throws -> Void {
         let numbers = Ticket()
         if let expected = expectedBytes {
             return {
@@ -93,7 +93,7 @@ public enum SmallGet {
     }
 
     /// The same GET with `HTTPClient.execute` and `collect`.
-    public static func rawAHC(_ client: HTTPClient, baseURL: URL, path: String, expectedBytes: Int?) -> @Sendable () async throws -> Void {
+    package static func rawAHC(_ client: HTTPClient, baseURL: URL, path: String, expectedBytes: Int?) -> @Sendable () async throws -> Void {
         let url = baseURL.absoluteString + "/" + path
         let decoder = decoder()
         let numbers = Ticket()
@@ -111,7 +111,7 @@ public enum SmallGet {
     }
 
     /// The same GET with `URLSession.data(for:)`.
-    public static func rawURLSession(_ session: URLSession, baseURL: URL, path: String, expectedBytes: Int?) -> @Sendable () async throws -> Void {
+    package static func rawURLSession(_ session: URLSession, baseURL: URL, path: String, expectedBytes: Int?) -> @Sendable () async throws -> Void {
         let url = baseURL.appendingPathComponent(path).absoluteString
         let decoder = decoder()
         let numbers = Ticket()

@@ -6,20 +6,20 @@ import ImageStoreServer
 
 /// The narrated tour `courier demo` runs against an in-process server. Each step checks what it
 /// shows and throws ``DemoFailure`` when the library does not behave as described.
-public struct DemoScenario: Sendable {
+package struct DemoScenario: Sendable {
     /// The transport the demo's client uses.
-    public let transport: DemoTransport
+    package let transport: DemoTransport
     /// Where the narration goes (standard output by default).
-    public let output: @Sendable (String) -> Void
+    package let output: @Sendable (String) -> Void
 
     /// Creates the scenario.
-    public init(transport: DemoTransport, output: @escaping @Sendable (String) -> Void = { print($0) }) {
+    package init(transport: DemoTransport, output: @escaping @Sendable (String) -> Void = { print($0) }) {
         self.transport = transport
         self.output = output
     }
 
     /// Runs every step; throws ``DemoFailure`` (or the library's error) at the first that misbehaves.
-    public func run() async throws {
+    package func run() async throws {
         let narrator = Narrator(output: output)
         narrator.title("Courier demo")
         let server = try await ImageStoreServer.start()
@@ -67,14 +67,14 @@ public struct DemoScenario: Sendable {
 }
 
 /// A step of the demo that did not behave as it should.
-public struct DemoFailure: Error, CustomStringConvertible {
+package struct DemoFailure: Error, CustomStringConvertible {
     /// What went wrong.
-    public let description: String
+    package let description: String
     init(_ description: String) { self.description = description }
 }
 
 /// The transports the demo can run on.
-public enum DemoTransport: String, CaseIterable, Sendable {
+package enum DemoTransport: String, CaseIterable, Sendable {
     /// Foundation's URLSession.
     case urlsession
     /// swift-server's async-http-client.
