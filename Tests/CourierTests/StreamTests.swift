@@ -201,6 +201,46 @@ struct StreamTests {
         #expect(read == sent, "the bytes came back out of order")
     }
 
+    /// The same while both sides run at once: a producer thread delivers 24 MiB of numbered
+    /// words while the reader takes them, now and then yielding, so pieces go to memory, to the
+    /// file and to a waiting reader in every order the two can meet in.
+    @Test func aBodyThatSpillsKeepsItsOrderWhileBothSidesRun() async throws {
+        let body = LiveBody(url: URL(string: "http://127.0.0.1/stream")!, spillsBacklog: true)
+        let words = 24 << 20 / 4
+        let producer = Thread {
+            var number: UInt32 = 0
+            while Int(number) < words {
+                var piece = Data(capacity: 16_384)
+                for _ in 0..<4096 {
+                    withUnsafeBytes(of: number.bigEndian) { piece.append(contentsOf: $0) }
+                    number += 1
+                }
+                _ = body.deliver(piece) {}
+            }
+            body.finish(nil)
+        }
+        producer.start()
+        var expected: UInt32 = 0
+        var carry = Data()
+        var pieces = 0
+        while let piece = try await body.next() {
+            carry.append(piece)
+            let whole = carry.count / 4 * 4
+            for offset in stride(from: 0, to: whole, by: 4) {
+                let word = carry[carry.startIndex + offset..<carry.startIndex + offset + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+                guard word == expected else {
+                    Issue.record("word \(expected) came as \(word)")
+                    return
+                }
+                expected += 1
+            }
+            carry = Data(carry.suffix(from: carry.startIndex + whole))
+            pieces += 1
+            if pieces % 7 == 0 { await Task.yield() }
+        }
+        #expect(Int(expected) == words)
+    }
+
     /// A reconnection policy that cannot work is refused before anything is sent.
     @Test func aBadReconnectionPolicyIsRefusedBeforeSending() throws {
         let client = APIClient(baseURL: URL(string: "http://127.0.0.1:9")!)

@@ -152,7 +152,9 @@ package final class LiveBody: Sendable {
         let step = state.withLock { state -> Step in
             guard !state.stopped, !state.ended else { return .handled(nil, goOn: true) }
             state.received += Int64(piece.count)
-            if let reader = state.reader {
+            // A waiting reader has had everything before this piece, unless older bytes are still
+            // on their way to the disk or gathered for it.
+            if let reader = state.reader, !state.spillWriting, state.tail.isEmpty {
                 state.reader = nil
                 return .handled(reader, goOn: true)
             }
@@ -205,6 +207,7 @@ package final class LiveBody: Sendable {
             reader?.resume(returning: .lookAgain)
         } catch {
             let stop = state.withLock { state -> (@Sendable () -> Void)? in
+                state.spillWriting = false
                 defer { state.stopTransport = nil }
                 return state.stopTransport
             }
