@@ -5,8 +5,9 @@ import Foundation
 /// Mapping: a keyed container reads child elements (then attributes) by name; an unkeyed container
 /// reads an element's children in order (`<pizzas><item>…</item><item>…</item></pizzas>`), or the
 /// siblings when a name repeats (`<tag>a</tag><tag>b</tag>`); scalars are converted from the
-/// element's text (`Bool` accepts `true`/`false`/`1`/`0`; `Date` ISO 8601 or Unix seconds; `Data`
-/// Base64). An empty element (`<x/>`) or a missing one decodes as `nil` for optionals.
+/// element's text (`Bool` accepts `true`/`false`/`1`/`0`; `Date` as ``ModelDecoder`` reads it: the
+/// ``dateFormat``, ISO 8601 or Unix seconds; `Data` Base64). An empty element (`<x/>`) or a missing
+/// one decodes as `nil` for optionals.
 ///
 /// Use it per request (`request.decoder = XMLTreeDecoder()`) or per client.
 public struct XMLTreeDecoder: DataDecoder {
@@ -26,9 +27,27 @@ public struct XMLTreeDecoder: DataDecoder {
 
     /// How element names map to property names; ``KeyDecoding/modelRules`` by default.
     public var keyDecoding: KeyDecoding
+    /// The date pattern for dates written as text, as ``ModelDecoder/dateFormat`` (the seed's
+    /// `yyyy/MM/dd HH:mm:ss` by default); ISO 8601 and Unix seconds are read too.
+    public var dateFormat: String
+    /// The time zone of dates without an offset (UTC by default).
+    public var timeZone: TimeZone
 
     /// Creates a decoder.
-    public init(keyDecoding: KeyDecoding = .modelRules) { self.keyDecoding = keyDecoding }
+    public init(keyDecoding: KeyDecoding = .modelRules, dateFormat: String = "yyyy/MM/dd HH:mm:ss", timeZone: TimeZone = TimeZone(secondsFromGMT: 0)!) {
+        self.keyDecoding = keyDecoding
+        self.dateFormat = dateFormat
+        self.timeZone = timeZone
+    }
+
+    /// The decoder a client uses for an XML answer when its own decoder is for JSON: the same
+    /// date rules as `decoder` when it is a ``ModelDecoder``, so one payload reads the same in
+    /// either format (and through a store import, which reads XML with a ``ModelDecoder``).
+    static func matching(_ decoder: any DataDecoder) -> XMLTreeDecoder {
+        if let xml = decoder as? XMLTreeDecoder { return xml }
+        guard let model = decoder as? ModelDecoder else { return XMLTreeDecoder() }
+        return XMLTreeDecoder(dateFormat: model.dateFormat, timeZone: model.timeZone)
+    }
 
     /// Parses `data` as XML and decodes `type` from its root element.
     public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
@@ -37,7 +56,8 @@ public struct XMLTreeDecoder: DataDecoder {
 
     /// Decodes `type` from an element.
     public func decode<T: Decodable>(_ type: T.Type, from node: XMLNode) throws -> T {
-        try XMLNodeDecoder(node: node, codingPath: [], keyDecoding: keyDecoding).decodeValue(type)
+        let dates = ModelDecodingContext(dateFormat: dateFormat, timeZone: timeZone)
+        return try XMLNodeDecoder(node: node, codingPath: [], keyDecoding: keyDecoding, dates: dates).decodeValue(type)
     }
 }
 
@@ -46,6 +66,8 @@ struct XMLNodeDecoder: Decoder {
     let node: XMLNode
     let codingPath: [any CodingKey]
     let keyDecoding: XMLTreeDecoder.KeyDecoding
+    /// The date rules, shared by every element of one decoding.
+    let dates: ModelDecodingContext
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -61,7 +83,7 @@ struct XMLNodeDecoder: Decoder {
     var isEmpty: Bool { node.text.isEmpty && node.children.isEmpty && node.attributes.isEmpty }
 
     func child(_ node: XMLNode, key: any CodingKey) -> XMLNodeDecoder {
-        XMLNodeDecoder(node: node, codingPath: codingPath + [key], keyDecoding: keyDecoding)
+        XMLNodeDecoder(node: node, codingPath: codingPath + [key], keyDecoding: keyDecoding, dates: dates)
     }
 
     /// Decodes scalars from the text, `Date`/`Data`/`URL` specially, anything else through `init(from:)`.
@@ -76,9 +98,8 @@ struct XMLNodeDecoder: Decoder {
             default: throw mismatch(type, text)
             }
         case is Date.Type:
-            if let seconds = Double(text) { return Date(timeIntervalSince1970: seconds) as! T }
-            if let date = try? Date(text, strategy: .iso8601) { return date as! T }
-            throw mismatch(type, text)
+            guard let date = dates.date(from: text) else { throw mismatch(type, text) }
+            return date as! T
         case is Data.Type:
             guard let data = Data(base64Encoded: text) else { throw mismatch(type, text) }
             return data as! T

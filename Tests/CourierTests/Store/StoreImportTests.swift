@@ -73,6 +73,31 @@ import Testing
         }
     }
 
+    /// One XML payload reads the same through `send` (an XML answer to a client whose decoder is
+    /// a ModelDecoder) and through a store import, and as its JSON twin: the seed's date pattern
+    /// included, which the XML decoder did not read before (it took only ISO 8601 and seconds).
+    @Test func anXMLPayloadReadsTheSameThroughSendAndThroughAStoreImport() async throws {
+        struct Event: Codable, Identified, Sendable, Equatable {
+            var uid: Int
+            var eventName: String
+            var startsAt: Date
+        }
+        try await withServer { server in
+            let client = server.client(URLSessionTransport()) { $0.decoder = ModelDecoder(dateFormat: "dd.MM.yyyy HH:mm") }
+            let xml = "<event><id>7</id><event_name>Launch</event_name><starts_at>24.11.2026 10:15</starts_at></event>"
+            let json = #"{"id": 7, "event_name": "Launch", "starts_at": "24.11.2026 10:15"}"#
+            try await SeedFixtures.put(xml, as: "event-xml", contentType: "application/xml", on: client)
+            try await SeedFixtures.put(json, as: "event-json", on: client)
+            let expected = Event(uid: 7, eventName: "Launch", startsAt: Date(timeIntervalSince1970: 1_795_947_300))
+            #expect(try await client.send(Request<Event>(.get, "documents/event-xml")).value == expected)
+            #expect(try await client.send(Request<Event>(.get, "documents/event-json")).value == expected)
+            let store = try CourierStore.inMemory(configuration: StoreConfiguration(decoder: ModelDecoder(dateFormat: "dd.MM.yyyy HH:mm")))
+            let imported = try await store.import(Event.self, from: Data(xml.utf8), contentType: "application/xml")
+            #expect(imported.inserted == 1)
+            #expect(try await store.model(Event.self, uid: 7) == expected)
+        }
+    }
+
     @Test func nestedIdentifiedModelsAreStoredAsTheirOwnRows() async throws {
         let store = try CourierStore.inMemory()
         let body = Data(#"""

@@ -15,7 +15,7 @@ extension ResponseSerializer where Value: Decodable {
             // A failure to find the root names the root itself; one inside the value gets the root as prefix.
             if context.mayBeXML(body), context.bodyKind(of: body) == .xml {
                 let node = try root.node(in: XMLTreeParser.parse(body))
-                let decoder = context.decoder as? XMLTreeDecoder ?? XMLTreeDecoder()
+                let decoder = XMLTreeDecoder.matching(context.decoder)
                 do { return try decoder.decode(Value.self, from: node) } catch { throw root.prefixing(error) }
             }
             let value = try root.value(in: JSONValue.parse(body))

@@ -31,7 +31,7 @@ extension ResponseSerializer where Value: Decodable {
     public static func decodable(_ type: Value.Type = Value.self) -> ResponseSerializer {
         ResponseSerializer { body, context in
             if context.mayBeXML(body), !(context.decoder is XMLTreeDecoder), context.bodyKind(of: body) == .xml {
-                return try XMLTreeDecoder().decode(Value.self, from: body)
+                return try XMLTreeDecoder.matching(context.decoder).decode(Value.self, from: body)
             }
             return try context.decoder.decode(Value.self, from: body)
         }
