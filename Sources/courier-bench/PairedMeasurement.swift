@@ -93,7 +93,7 @@ struct PairedMeasurement {
 
     /// Prints `name ratio=… courier=…/s raw=…/s p50=…/…µs p99=…/…µs` (courier/raw).
     static func report(_ name: String, _ result: Result) {
-        func micros(_ duration: Duration) -> String { String(Int((duration.seconds * 1e6).rounded())) }
+        func micros(_ duration: Duration) -> String { String((duration.nanoseconds + 500) / 1000) }
         print(
             "\(name) ratio=\(String(format: "%.2f", result.ratio)) courier=\(Int(result.courier.rounded()))/s raw=\(Int(result.raw.rounded()))/s"
                 + " p50=\(micros(result.courierLatency.p50))/\(micros(result.rawLatency.p50))µs"

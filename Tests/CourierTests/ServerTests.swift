@@ -89,7 +89,10 @@ import Testing
     @Test func rejectsBadDiagnosticParameters() async throws {
         try await withServer { server in
             let client = server.client(URLSessionTransport())
-            for path in ["status/99", "status/abc", "redirect", "redirect?to=/x&status=200", "bytes/-1"] {
+            for path in [
+                "status/99", "status/abc", "redirect", "redirect?to=/x&status=200", "bytes/-1",
+                "flaky/d?retry_after_date=1e300", "flaky/d?retry_after_date=inf", "flaky/d?retry_after_date=soon",
+            ] {
                 let error = await #expect(throws: CourierError.self) { try await client.send(Request<Data>(.get, path)) }
                 #expect(error?.kind == .httpStatus(400), "\(path)")
             }

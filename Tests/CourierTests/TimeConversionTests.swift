@@ -32,10 +32,15 @@ struct TimeConversionTests {
         #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT", now: now) == expected)
         #expect(HTTPDate.parse("Sun Nov  6 08:49:37 1994", now: now) == expected)
         #expect(HTTPDate.format(expected) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        for unwritable in [Double.infinity, -.infinity, .nan, 1e300, -3e9, 253_402_300_800] {
+            #expect(HTTPDate.format(Date(timeIntervalSince1970: unwritable)) == nil, "\(unwritable)")
+        }
+        #expect(HTTPDate.format(Date(timeIntervalSince1970: 253_402_300_799)) == "Fri, 31 Dec 9999 23:59:59 GMT")
+        #expect(HTTPDate.parse("Friday, 01-Jan-27 00:00:00 GMT", now: Date(timeIntervalSince1970: .infinity)) != nil)
         // A two-digit year more than 50 years ahead (2080) is in the past century; 2027 is not.
         let inEighties = try #require(HTTPDate.parse("Tuesday, 01-Jan-80 00:00:00 GMT", now: now))
         #expect(inEighties == Date(timeIntervalSince1970: 315_532_800))
-        #expect(HTTPDate.parse("Friday, 01-Jan-27 00:00:00 GMT", now: now).map { HTTPDate.format($0) } == "Fri, 01 Jan 2027 00:00:00 GMT")
+        #expect(HTTPDate.parse("Friday, 01-Jan-27 00:00:00 GMT", now: now).flatMap { HTTPDate.format($0) } == "Fri, 01 Jan 2027 00:00:00 GMT")
         for wrong in ["", "Sun, 06 Nov 1994 08:49:37", "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 32 Nov 1994 08:49:37 GMT",
                       "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 94 08:49:37 GMT", "Sun, 06 Nov 1994 8:49:37 GMT", "tomorrow"] {
             #expect(HTTPDate.parse(wrong, now: now) == nil, "\(wrong)")

@@ -14,8 +14,13 @@ package enum HTTPDate {
     private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    /// `date` in IMF-fixdate form, to the second.
-    package static func format(_ date: Date) -> String {
+    /// The dates ``format(_:)`` writes: years 1900 to 9999, as IMF-fixdate's four digits allow.
+    package static let writableSeconds: ClosedRange<Double> = -2_208_988_800...253_402_300_799
+
+    /// `date` in IMF-fixdate form, to the second; `nil` for a date outside ``writableSeconds``
+    /// (an infinite or NaN interval among them), which has no such text.
+    package static func format(_ date: Date) -> String? {
+        guard writableSeconds.contains(date.timeIntervalSince1970) else { return nil }  // NaN is in no range
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
         gmtime_r(&seconds, &parts)
@@ -66,7 +71,9 @@ package enum HTTPDate {
     }
 
     private static func currentYear(_ now: Date) -> Int {
-        var seconds = time_t(now.timeIntervalSince1970.rounded(.down))
+        let interval = now.timeIntervalSince1970
+        guard writableSeconds.contains(interval) else { return interval > 0 ? 9999 : 1900 }
+        var seconds = time_t(interval.rounded(.down))
         var parts = tm()
         gmtime_r(&seconds, &parts)
         return Int(parts.tm_year) + 1900

@@ -51,17 +51,20 @@ struct ResilienceRoutes {
         guard (200...599).contains(status), ![204, 205, 304].contains(status) else {
             throw HTTPError(.badRequest, message: "status is between 200 and 599, and not 204, 205 or 304 (they have no body).")
         }
+        var retryAfter = query.get("retry_after").map { String($0) }
+        if retryAfter == nil, let ahead = query.get("retry_after_date") {
+            guard let seconds = Double(ahead), let date = HTTPDate.format(Date().addingTimeInterval(seconds)) else {
+                throw HTTPError(.badRequest, message: "retry_after_date is a number of seconds that keeps the date between the years 1900 and 9999.")
+            }
+            retryAfter = date
+        }
         var request = request
         let body = try await request.collectBody(upTo: 64 << 20)
         let attempt = ledger.next(key)
         let reply = Reply(key: key, attempt: attempt, bodyLength: body.readableBytes)
         guard attempt <= failures else { return try jsonResponse(reply) }
         var response = try jsonResponse(reply, status: HTTPResponse.Status(code: status))
-        if let seconds = query.get("retry_after") {
-            response.headers[.retryAfter] = String(seconds)
-        } else if let ahead = query.get("retry_after_date").flatMap({ Double($0) }) {
-            response.headers[.retryAfter] = HTTPDate.format(Date().addingTimeInterval(ahead))
-        }
+        if let retryAfter { response.headers[.retryAfter] = retryAfter }
         return response
     }
 

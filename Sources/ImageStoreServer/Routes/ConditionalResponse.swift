@@ -13,7 +13,7 @@ enum ConditionalResponse {
     ) -> Response {
         let etag = etag(of: body)
         var headers: HTTPFields = [.contentType: contentType, .eTag: etag]
-        if let lastModified { headers[.lastModified] = HTTPDate.format(lastModified) }
+        if let lastModified, let text = HTTPDate.format(lastModified) { headers[.lastModified] = text }
         if let cacheControl { headers[.cacheControl] = cacheControl }
         if isCurrent(request, etag: etag, lastModified: lastModified) {
             headers[.contentType] = nil
