@@ -14,6 +14,24 @@ struct FaultTests {
         configure: (inout ClientConfiguration) -> Void = { _ in },
         _ behaviour: @escaping @Sendable (HostileConnection) -> Void
     ) async throws -> Result<Response<Value>, CourierError> {
+        try await withClient(on: kind, timeout: timeout, asyncHTTPClient: asyncHTTPClient, configure: configure, serving: behaviour) { client in
+            do throws(CourierError) {
+                return .success(try await client.send(request))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// Runs `body` with a client of `kind` (no cache, no error presenter) talking to a new hostile
+    /// server running `behaviour`.
+    static func withClient<Result>(
+        on kind: TransportKind, timeout: TimeInterval = 60,
+        asyncHTTPClient: AsyncHTTPClientTransport.Configuration = .init(),
+        configure: (inout ClientConfiguration) -> Void = { _ in },
+        serving behaviour: @escaping @Sendable (HostileConnection) -> Void,
+        _ body: (APIClient) async throws -> Result
+    ) async throws -> Result {
         let server = try HostileServer(behaviour)
         defer { server.stop() }
         let transport: any HTTPTransport = kind == .urlSession ? URLSessionTransport() : AsyncHTTPClientTransport(configuration: asyncHTTPClient)
@@ -23,12 +41,7 @@ struct FaultTests {
         configuration.errorPresenter = nil
         configuration.timeout = timeout
         configure(&configuration)
-        let client = APIClient(configuration: configuration, transport: transport)
-        do throws(CourierError) {
-            return .success(try await client.send(request))
-        } catch {
-            return .failure(error)
-        }
+        return try await body(APIClient(configuration: configuration, transport: transport))
     }
 
     /// The error of a result that must have failed.
@@ -287,24 +300,6 @@ struct FaultTests {
 /// The three faults of issue 41: what a transport does between two requests on one connection,
 /// and with a body that arrives slower than the timeout allows in total but never pauses for longer.
 extension FaultTests {
-    /// Runs `body` with a client of `kind` talking to a new hostile server running `behaviour`.
-    static func withClient<Result>(
-        on kind: TransportKind, timeout: TimeInterval = 60,
-        _ behaviour: @escaping @Sendable (HostileConnection) -> Void,
-        _ body: (APIClient) async throws -> Result
-    ) async throws -> Result {
-        let server = try HostileServer(behaviour)
-        defer { server.stop() }
-        let transport: any HTTPTransport = kind == .urlSession ? URLSessionTransport() : AsyncHTTPClientTransport()
-        defer { if let ahc = transport as? AsyncHTTPClientTransport { Task { try? await ahc.shutdown() } } }
-        var configuration = ClientConfiguration(baseURL: server.baseURL)
-        configuration.cache = nil
-        configuration.errorPresenter = nil
-        configuration.timeout = timeout
-        configuration.retryPolicy = .none
-        return try await body(APIClient(configuration: configuration, transport: transport))
-    }
-
     /// The timeout is an idle timeout on both transports: a body whose bytes come half a second
     /// apart arrives whole although it takes longer than the timeout in all.
     @Test(arguments: TransportKind.allCases)
@@ -328,7 +323,7 @@ extension FaultTests {
     func aResetAfterAPostsBodyFailsAtOnceAndIsNeverResent(kind: TransportKind) async throws {
         let body = Data(repeating: 0x61, count: 100_000)
         let posts = Locked<[Int]>([])
-        let error = try await Self.withClient(on: kind) { connection in
+        let error = try await Self.withClient(on: kind, serving: { connection in
             while let head = connection.readHead() {
                 if head.hasPrefix("GET") {
                     connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
@@ -342,7 +337,7 @@ extension FaultTests {
                 connection.reset()
                 return
             }
-        } _: { client -> CourierError? in
+        }) { client -> CourierError? in
             let warmUp = try await client.send(Request<Data>(.get, "warm-up"))
             #expect(warmUp.value == Data("ok".utf8))
             do throws(CourierError) {
@@ -364,7 +359,7 @@ extension FaultTests {
     /// reports it as the app's mistake.
     @Test(arguments: TransportKind.allCases)
     func theRequestAfterAFramingErrorIsAnswered(kind: TransportKind) async throws {
-        let (first, second) = try await Self.withClient(on: kind, timeout: 10) { connection in
+        let (first, second) = try await Self.withClient(on: kind, timeout: 10, serving: { connection in
             while let head = connection.readHead() {
                 if head.hasPrefix("GET /conflict") {
                     connection.write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 10\r\n\r\n0123456789")
@@ -372,7 +367,7 @@ extension FaultTests {
                     connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
                 }
             }
-        } _: { client -> (CourierError?, Result<Response<Data>, CourierError>) in
+        }) { client -> (CourierError?, Result<Response<Data>, CourierError>) in
             var first: CourierError?
             do throws(CourierError) {
                 _ = try await client.send(Request<Data>(.get, "conflict"))

@@ -7,8 +7,8 @@ import Foundation
 final class StreamRecord: Sendable {
     private struct State {
         var record: RequestRecord?
-        var events: Int64 = 0
-        var countsEvents = false
+        /// Events read, once the body is read as events.
+        var events: Int64?
     }
 
     private let client: APIClient
@@ -26,12 +26,12 @@ final class StreamRecord: Sendable {
 
     /// The body is read as Server-Sent Events: its events are counted from now.
     func readsEvents() {
-        state.withLock { $0.countsEvents = true }
+        state.withLock { $0.events = $0.events ?? 0 }
     }
 
     /// One more Server-Sent Event read from the body.
     func countEvent() {
-        state.withLock { $0.events += 1 }
+        state.withLock { $0.events? += 1 }
     }
 
     /// The reader is done: `failure` ended the body, or `nil` for its end; `stopped` when the
@@ -40,7 +40,7 @@ final class StreamRecord: Sendable {
         guard let (record, events) = state.withLock({ state -> (RequestRecord, Int64?)? in
             guard let record = state.record else { return nil }
             state.record = nil
-            return (record, state.countsEvents ? state.events : nil)
+            return (record, state.events)
         }) else { return }
         var ended = record
         client.recordBody(&ended, bytes: bytes - countedAtHead, outcome: RequestRecord.BodyOutcome(stoppedByReader: stopped, events: events))
