@@ -182,7 +182,7 @@ import Foundation
 func showProfile(baseURL: URL, cachesURL: URL, show: (JSONValue, Bool) -> Void) async throws {
     var configuration = ClientConfiguration(baseURL: baseURL)
     configuration.cache = ResponseCache(directory: cachesURL)   // default: ResponseCache.shared
-    configuration.cache?.inMemoryCacheMaxSize = 2 << 20          // the seed's name; 1 MB by default
+    configuration.cache?.memoryCapacity = 2 << 20               // seed: inMemoryCacheMaxSize; 1 MB by default
     configuration.offlineMode = true                             // unreachable network → cached answer
     let client = APIClient(configuration: configuration)
 

@@ -94,7 +94,7 @@ import Testing
             #expect(![0, 1, 2].contains { restarted.isInMemory(Self.key($0)) })
             #expect(restarted.accessCount(for: Self.key(5)) == 10)
             #expect(restarted.memoryUsage <= capacity)
-            restarted.inMemoryCacheMaxSize = size + 256
+            restarted.memoryCapacity = size + 256
             #expect(restarted.memoryUsage <= size + 256)
             #expect(restarted.isInMemory(Self.key(5)))
         }

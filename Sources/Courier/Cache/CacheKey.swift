@@ -8,14 +8,14 @@ import Foundation
 /// user's entries go with one directory on logout, a path's entries with another on invalidation.
 public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
     /// The SHA-256 of the request and scope, in lowercase hex (64 characters).
-    public let digest: String
+    package let digest: String
     /// The auth scope: `public` when signed out, else a digest of the user's identity.
-    public let scope: String
+    package let scope: String
     /// A digest of the method-independent URL without query: the entries a write to that path
     /// invalidates.
-    public let pathDigest: String
+    package let pathDigest: String
     /// The entry's file, relative to the cache directory.
-    public let relativePath: String
+    package let relativePath: String
 
     /// Creates a key from its parts.
     package init(digest: String, scope: String, pathDigest: String) {
@@ -38,7 +38,7 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
     public var description: String { relativePath }
 
     /// The scope of requests sent without credentials.
-    public static let publicScope = "public"
+    package static let publicScope = "public"
 
     /// A key for `method` and `url` with the query parameters canonicalised; `body` adds the
     /// body's canonical form to the same digest.

@@ -2,7 +2,7 @@
 /// later releases can add options without breaking an app's `switch` (which needs a `default`).
 ///
 /// Whatever the option, a successful response is stored unless the request says
-/// ``Request/shouldSaveInCache`` `false` (see ``ResponseCache`` for what is never stored).
+/// ``RequestSettings/shouldSaveInCache`` `false` (see ``ResponseCache`` for what is never stored).
 public struct CacheOption: Sendable, Hashable, CustomStringConvertible {
     enum Rule: Hashable {
         case cacheOnly, networkOnly, both

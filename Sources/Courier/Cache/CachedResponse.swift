@@ -4,7 +4,7 @@ import Foundation
 /// it was stored.
 public struct CachedResponse: Sendable, Hashable {
     /// The headers kept with an entry; others are not stored.
-    public static let storedHeaderNames = ["Content-Type", "ETag", "Last-Modified", "Date", "Cache-Control"]
+    package static let storedHeaderNames = ["Content-Type", "ETag", "Last-Modified", "Date", "Cache-Control"]
 
     /// The HTTP status code of the stored response.
     public var statusCode: Int

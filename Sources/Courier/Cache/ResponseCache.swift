@@ -18,7 +18,7 @@ import Logging
 ///   (``flush()`` writes it at once; otherwise it is written about a second after a change).
 /// - ``diskCapacity`` bounds the files; the least-accessed go first.
 /// - Never stored: non-2xx responses, bodies shorter than their `Content-Length`, responses with
-///   `Cache-Control: no-store`, requests with ``Request/shouldSaveInCache`` `false`.
+///   `Cache-Control: no-store`, requests with ``RequestSettings/shouldSaveInCache`` `false`.
 /// - A directory that cannot be written (read-only, full) leaves the cache working in memory.
 ///
 /// One directory belongs to one cache at a time within a process; several processes may share it
@@ -106,12 +106,6 @@ public final class ResponseCache: Sendable {
                 state.memory.shrink { index[$0]?.accessCount ?? 0 }
             }
         }
-    }
-
-    /// The seed's name for ``memoryCapacity``.
-    public var inMemoryCacheMaxSize: Int {
-        get { memoryCapacity }
-        set { memoryCapacity = newValue }
     }
 
     /// The files' byte cap; lowering it evicts at the next store.

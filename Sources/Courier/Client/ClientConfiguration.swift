@@ -98,7 +98,7 @@ public struct ClientConfiguration: Sendable {
     public var validationErrorParser: ErrorHandling.ValidationParser?
     /// Shows errors to the user (seeds 000/001 show an alert): an alert where UIKit exists, a debug
     /// log line through ``logger`` elsewhere. `nil` presents nothing. Cancellations and requests with
-    /// ``Request/suppressErrorAlert`` are never presented, nor a request a fallback answered (offline
+    /// ``RequestSettings/suppressErrorAlert`` are never presented, nor a request a fallback answered (offline
     /// mode): a failure is presented once, when the caller gets it.
     public var errorPresenter: (any ErrorPresenter)? = ClientConfiguration.defaultErrorPresenter
     /// How redirects are followed.
@@ -106,7 +106,7 @@ public struct ClientConfiguration: Sendable {
     /// Where Courier logs a line per request and response at debug level.
     public var logger = Logger(label: "Courier")
     /// When failed requests are sent again; ``RetryPolicy/none`` (the default) sends each once.
-    /// A request's own ``Request/retryPolicy`` replaces it.
+    /// A request's own ``RequestSettings/retryPolicy`` replaces it.
     public var retryPolicy = RetryPolicy.none
     /// Whether identical GET and HEAD requests in flight at the same time share one network
     /// exchange (on by default). Identical means same method, URL, headers (credentials included)

@@ -40,8 +40,16 @@ extension Request {
     /// A copy with offline mode on or off, whatever the client's setting.
     public func offlineMode(_ enabled: Bool = true) -> Request {
         var copy = self
-        copy.offlineMode = enabled
+        copy.settings.offlineMode = enabled
         return copy
+    }
+
+    /// ``RequestSettings/offlineMode``, read and written in place. Spelled out because the
+    /// modifier ``offlineMode(_:)`` shares its name, which hides the setting from
+    /// `@dynamicMemberLookup`.
+    public var offlineMode: Bool? {
+        get { settings.offlineMode }
+        set { settings.offlineMode = newValue }
     }
 
     /// A copy retried under `policy` instead of the client's policy.

@@ -10,6 +10,9 @@ import Foundation
 ///
 /// `Value` decides how the body is read: a `Decodable` type is decoded with the client's
 /// ``DataDecoder``; `Data` gives the raw bytes; ``JSONValue`` gives untyped JSON.
+///
+/// Every property of ``RequestSettings`` is a property of a request (`request.timeout = 5`).
+@dynamicMemberLookup
 public struct Request<Value: Sendable>: Sendable {
     /// Every setting but the serializer.
     var settings: RequestSettings
@@ -28,6 +31,12 @@ public struct Request<Value: Sendable>: Sendable {
     init(settings: RequestSettings, serializer: ResponseSerializer<Value>) {
         self.settings = settings
         self.serializer = serializer
+    }
+
+    /// A setting of the request, read and written in place (`request.timeout = 5`).
+    public subscript<Setting>(dynamicMember setting: WritableKeyPath<RequestSettings, Setting>) -> Setting {
+        get { settings[keyPath: setting] }
+        set { settings[keyPath: setting] = newValue }
     }
 }
 

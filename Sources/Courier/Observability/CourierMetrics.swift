@@ -5,7 +5,7 @@ import CoreMetrics
 /// costs a few dictionary lookups.
 ///
 /// Dimensions are bounded by construction: method, status class (`2xx`…), classification,
-/// cache result, and the request's ``Request/name`` when it has one; never a URL.
+/// cache result, and the request's ``RequestSettings/name`` when it has one; never a URL.
 final class CourierMetrics: Sendable {
     /// Courier's metrics, and the label a backend sees for each.
     enum Metric: UInt8 {

@@ -1,21 +1,27 @@
 import Foundation
 import Tracing
 
-/// What is known about one request while it runs: its metrics so far, its span, and the last
-/// request it put on the wire (for the failure report).
+/// One send of a request while it runs: its id, metrics so far and span, the last request it put on
+/// the wire (for the failure report), and the per-send state the request's settings do not hold (a
+/// body read as it arrives, the stored answer it revalidates).
 struct RequestRecord: Sendable {
     var metrics = RequestMetrics()
     let start: ContinuousClock.Instant
     let method: HTTPMethod
-    /// The request's ``Request/name``, a metrics dimension and part of the span name.
+    /// The request's ``RequestSettings/name``, a metrics dimension and part of the span name.
     let name: String?
     let span: (any Span)?
     /// The status of the last response, when one arrived.
     var statusCode: Int?
     /// The last request handed to the transport (after the delegate adapted it), when one was built.
     var sent: TransportRequest?
-    /// The request's id, for the span.
-    var requestID: RequestID?
+    /// The request's id.
+    let id: RequestID
+    /// Whether a 2xx body is handed on as it arrives (``APIClient/stream(_:)``,
+    /// ``APIClient/download(_:to:)``) instead of gathered in memory.
+    var streamsBody = false
+    /// The stored response this send revalidates (its conditions were added): a `304` answers with it.
+    var revalidating: CachedResponse?
     /// For a body read as it arrived (a stream, a download): how it ended, for the span.
     var body: BodyOutcome?
 

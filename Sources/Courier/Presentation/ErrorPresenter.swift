@@ -1,7 +1,7 @@
 import Logging
 
 /// Shows a failed request's error to the user (seeds 000/001 show an alert). Set one on
-/// ``ClientConfiguration/errorPresenter``; a request opts out with ``Request/suppressErrorAlert``.
+/// ``ClientConfiguration/errorPresenter``; a request opts out with ``RequestSettings/suppressErrorAlert``.
 public protocol ErrorPresenter: Sendable {
     /// Presents `error`; `logger` is the client's.
     func present(_ error: CourierError, logger: Logger) async

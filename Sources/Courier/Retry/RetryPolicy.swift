@@ -33,8 +33,8 @@ public struct RetryPolicy: Sendable {
     /// Whether POST, PATCH and other non-idempotent methods are retried too. Opt in only when the
     /// server can take the same request twice.
     public var retriesAnyMethod: Bool
-    /// Waits between attempts; replace it in tests to see the delays without waiting.
-    public var sleeper: any RetrySleeper
+    /// Waits between attempts; Courier's own tests replace it to see the delays without waiting.
+    package var sleeper: any RetrySleeper
 
     /// The failures (other than a status code) a policy can retry.
     public struct RetryableFailure: Sendable, Hashable {
@@ -55,7 +55,20 @@ public struct RetryPolicy: Sendable {
         maximumAttempts: Int = 3, baseDelay: Duration = .milliseconds(500), maximumDelay: Duration = .seconds(30),
         budget: Duration = .seconds(60), retryableStatusCodes: Set<Int> = [408, 429, 502, 503, 504],
         retryableFailures: Set<RetryableFailure> = [.cannotConnect, .connectionLost, .timedOut],
-        retriesAnyMethod: Bool = false, sleeper: any RetrySleeper = TaskSleeper()
+        retriesAnyMethod: Bool = false
+    ) {
+        self.init(
+            maximumAttempts: maximumAttempts, baseDelay: baseDelay, maximumDelay: maximumDelay, budget: budget,
+            retryableStatusCodes: retryableStatusCodes, retryableFailures: retryableFailures,
+            retriesAnyMethod: retriesAnyMethod, sleeper: TaskSleeper())
+    }
+
+    /// Creates a policy that waits with `sleeper`.
+    package init(
+        maximumAttempts: Int = 3, baseDelay: Duration = .milliseconds(500), maximumDelay: Duration = .seconds(30),
+        budget: Duration = .seconds(60), retryableStatusCodes: Set<Int> = [408, 429, 502, 503, 504],
+        retryableFailures: Set<RetryableFailure> = [.cannotConnect, .connectionLost, .timedOut],
+        retriesAnyMethod: Bool = false, sleeper: any RetrySleeper
     ) {
         self.maximumAttempts = max(1, maximumAttempts)
         self.baseDelay = max(.zero, baseDelay)

@@ -60,9 +60,8 @@ extension APIClient {
         _ consume: (TransportResponse, RequestID, inout RequestRecord) async throws(CourierError) -> Result
     ) async throws(CourierError) -> Result {
         let id = RequestID.next()
-        var settings = request.settings
-        settings.streamsBody = true
-        var record = beginRecord(settings, id: id)
+        let settings = request.settings
+        var record = beginRecord(settings, id: id, streamsBody: true)
         do throws(CourierError) {
             let response = try await perform(settings, id: id, record: &record)
             return try await consume(response, id, &record)

@@ -37,7 +37,7 @@ public struct StreamedBody: Sendable, Hashable {
 
     /// The pieces of the body, at most `chunkSize` bytes each, read from the files only when the
     /// consumer asks for the next one (back-pressure by construction).
-    public func chunks(size chunkSize: Int = 64 * 1024) -> Chunks { Chunks(body: self, chunkSize: chunkSize) }
+    package func chunks(size chunkSize: Int = 64 * 1024) -> Chunks { Chunks(body: self, chunkSize: chunkSize) }
 
     /// The whole body in memory: for small bodies and for tests.
     public func collect() throws -> Data {
@@ -59,17 +59,17 @@ public struct StreamedBody: Sendable, Hashable {
     }
 
     /// The body's pieces; iterate with ``Iterator/next()``.
-    public struct Chunks: Sendable {
+    package struct Chunks: Sendable {
         let body: StreamedBody
         let chunkSize: Int
 
         /// A reader positioned at the start.
-        public func makeIterator() -> Iterator { Iterator(segments: body.segments, chunkSize: chunkSize) }
+        package func makeIterator() -> Iterator { Iterator(segments: body.segments, chunkSize: chunkSize) }
     }
 
     /// Reads the body in order. A file shorter than its declared length is an error (it changed
     /// since the body was made), so the declared `Content-Length` is never broken silently.
-    public struct Iterator {
+    package struct Iterator {
         let segments: [Segment]
         let chunkSize: Int
         private var index = 0
@@ -83,7 +83,7 @@ public struct StreamedBody: Sendable, Hashable {
         }
 
         /// The next piece, or `nil` at the end.
-        public mutating func next() throws -> Data? {
+        package mutating func next() throws -> Data? {
             while index < segments.count {
                 switch segments[index] {
                 case .bytes(let data):

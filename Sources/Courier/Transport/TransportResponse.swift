@@ -21,7 +21,7 @@ public struct TransportResponse: Sendable {
     package var liveBody: LiveBody?
     /// When the response head arrived, if the transport reports it (for time to first byte in
     /// ``RequestMetrics``).
-    public var headersReceivedAt: ContinuousClock.Instant?
+    package var headersReceivedAt: ContinuousClock.Instant?
 
     /// Creates a response.
     public init(url: URL, statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data()) {

@@ -119,8 +119,8 @@ extension SeedExamples {
         /// `inMemoryCacheMaxSize` of `APICacheManager`: 1 MB unless configured.
         @Test func inMemoryCacheMaxSize() async throws {
             try await withTemporaryCache { cache, _ in
-                #expect(cache.inMemoryCacheMaxSize == 1 << 20)
-                cache.inMemoryCacheMaxSize = 2 << 20
+                #expect(cache.memoryCapacity == 1 << 20)
+                cache.memoryCapacity = 2 << 20
                 #expect(cache.memoryCapacity == 2 << 20)
             }
         }

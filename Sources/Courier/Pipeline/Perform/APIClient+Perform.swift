@@ -13,7 +13,7 @@ extension APIClient {
         } catch {
             throw complete(error, id: id, record: record)
         }
-        if let plan, !revalidatedUnchanged(response, settings: settings, record: record) {
+        if let plan, !revalidatedUnchanged(response, record: record) {
             self.record(response, method: settings.method, plan: plan)
         }
         return decoded
@@ -34,7 +34,7 @@ extension APIClient {
             let firstStart = ContinuousClock.now
             var refreshedCredentials = false
             while true {
-                var (wire, credentialsVersion) = try prepare(settings)
+                var (wire, credentialsVersion) = try prepare(settings, streamsBody: record.streamsBody)
                 record.sent = wire
                 if let delegate = configuration.delegate {
                     wire = try await delegate.client(self, willSend: wire)
@@ -68,7 +68,7 @@ extension APIClient {
                     try await backOff(wire, after: statusFailure(response, method: wire.method), delay: delay, policy: policy, record: &record)
                     continue
                 }
-                if response.statusCode == 304, let stored = settings.revalidating {
+                if response.statusCode == 304, let stored = record.revalidating {
                     response = stored.revalidated(by: response)
                 }
                 await observer.flush()
@@ -78,7 +78,7 @@ extension APIClient {
                         throw rejected(response, by: rejection)
                     }
                 }
-                if !response.answersCallersOwnCondition(wire, revalidating: settings.revalidating != nil),
+                if !response.answersCallersOwnCondition(wire, revalidating: record.revalidating != nil),
                    !configuration.acceptableStatusCodes.contains(response.statusCode) {
                     throw statusFailure(response, method: wire.method)
                 }

@@ -29,14 +29,14 @@ extension APIClient {
                 stored = entry
                 if plan.option == .cacheOnly || configuration.cacheFreshness.isFresh(entry) { return response }
                 await cached?(response)
-                settings.addConditions(for: entry)
+                if settings.addConditions(for: entry) { record.revalidating = entry }
             } else {
                 recordCache("miss", record)
             }
         }
         do throws(CourierError) {
             let response = try await network(request, settings: settings, id: id, record: &record, plan: plan)
-            if settings.revalidating != nil, record.statusCode == 304 { recordCache("revalidated", record) }
+            if record.revalidating != nil, record.statusCode == 304 { recordCache("revalidated", record) }
             return response
         } catch {
             guard plan.offline, error.classification.isUnreachable,
@@ -65,8 +65,8 @@ extension APIClient {
     /// Whether `response` is a stored entry a `304` confirmed without changing what the cache keeps
     /// of it (validators, freshness headers, type), under a freshness rule that does not read the
     /// storage time: storing it again would rewrite the same entry on every revalidation.
-    func revalidatedUnchanged(_ response: TransportResponse, settings: RequestSettings, record: RequestRecord) -> Bool {
-        guard let stored = settings.revalidating, record.statusCode == 304, !configuration.cacheFreshness.readsStorageTime else { return false }
+    func revalidatedUnchanged(_ response: TransportResponse, record: RequestRecord) -> Bool {
+        guard let stored = record.revalidating, record.statusCode == 304, !configuration.cacheFreshness.readsStorageTime else { return false }
         return CachedResponse.keptHeaders.allSatisfy { stored.headers[$0] == response.headers[$0] }
     }
 
@@ -90,8 +90,9 @@ extension APIClient {
 }
 
 extension RequestSettings {
-    /// Makes the request conditional on the stored entry's validators, unless the caller set them.
-    mutating func addConditions(for entry: CachedResponse) {
+    /// Makes the request conditional on the stored entry's validators, unless the caller set them;
+    /// says whether it added any (the send then revalidates `entry`).
+    mutating func addConditions(for entry: CachedResponse) -> Bool {
         var added = false
         if let etag = entry.etag, !headers.contains("If-None-Match") {
             headers["If-None-Match"] = etag
@@ -101,7 +102,7 @@ extension RequestSettings {
             headers["If-Modified-Since"] = lastModified
             added = true
         }
-        if added { revalidating = entry }
+        return added
     }
 }
 

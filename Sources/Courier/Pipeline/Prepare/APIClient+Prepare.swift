@@ -3,7 +3,7 @@ import Foundation
 extension APIClient {
     /// Resolves a request into what goes on the wire: URL, headers (with the captured credentials
     /// when the URL is the API's origin), encoded body.
-    public func transportRequest<Value>(for request: Request<Value>) throws(CourierError) -> TransportRequest {
+    package func transportRequest<Value>(for request: Request<Value>) throws(CourierError) -> TransportRequest {
         try prepare(request.settings).request
     }
 
@@ -14,7 +14,7 @@ extension APIClient {
     }
 
     /// The wire request and the version of the credentials it carries.
-    func prepare(_ request: RequestSettings) throws(CourierError) -> (request: TransportRequest, credentialsVersion: Int) {
+    func prepare(_ request: RequestSettings, streamsBody: Bool = false) throws(CourierError) -> (request: TransportRequest, credentialsVersion: Int) {
         if let failure = request.preparationFailure {
             throw CourierError(.encodingFailed, "The request \(request.method) \(request.path) cannot be sent: \(failure).")
         }
@@ -75,7 +75,7 @@ extension APIClient {
         wire.bodyStream = stream
         // The limit is for bodies gathered in memory: a streamed 2xx body is not held to it.
         wire.maximumResponseSize = request.maximumResponseSize ?? configuration.maximumResponseSize
-        wire.streamsBody = request.streamsBody
+        wire.streamsBody = streamsBody
         return (wire, version)
     }
 

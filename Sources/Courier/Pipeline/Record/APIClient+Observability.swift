@@ -3,15 +3,14 @@ import Tracing
 
 extension APIClient {
     /// Starts the record (and the span, when tracing) of a request.
-    func beginRecord(_ settings: RequestSettings, id: RequestID) -> RequestRecord {
+    func beginRecord(_ settings: RequestSettings, id: RequestID, streamsBody: Bool = false) -> RequestRecord {
         var span: (any Span)?
         if let tracer = observability.tracer {
             let name = settings.name.map { "\(settings.method.rawValue) \($0)" } ?? settings.method.rawValue
             span = tracer.startSpan(name, ofKind: .client)
         }
-        var record = RequestRecord(start: .now, method: settings.method, name: settings.name, span: span)
-        if span != nil { record.requestID = id }
-        return record
+        return RequestRecord(
+            start: .now, method: settings.method, name: settings.name, span: span, id: id, streamsBody: streamsBody)
     }
 
     /// Counts one network attempt: its status class, bytes and time to first byte.
@@ -106,7 +105,7 @@ extension APIClient {
     private static func write(_ record: RequestRecord, status: Int?, to attributes: inout SpanAttributes) {
         attributes.reserveCapacity(attributes.count + (record.body == nil ? 10 : 13))
         attributes.set("http.request.method", value: .string(record.method.rawValue))
-        if let id = record.requestID { attributes.set("courier.request_id", value: .string(id.description)) }
+        attributes.set("courier.request_id", value: .string(record.id.description))
         // The last attempt's URL: the request handed to the transport, once one was.
         if record.metrics.attempts > 0, let url = record.sent?.url {
             attributes.set("url.full", value: .string(url.redactedForTelemetry))
