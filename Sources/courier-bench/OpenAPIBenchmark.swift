@@ -4,6 +4,7 @@ import Courier
 import CourierAsyncHTTPClient
 import CourierOpenAPI
 import Foundation
+import ImageStoreAPI
 import ImageStoreServer
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime

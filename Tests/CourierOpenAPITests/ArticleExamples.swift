@@ -1,3 +1,6 @@
+// The generated client (an app generates its own, in its own target).
+import ImageStoreAPI
+
 import Courier
 import CourierOpenAPI
 import Foundation
@@ -5,8 +8,8 @@ import OpenAPIRuntime
 
 // The code of the "Using Courier with swift-openapi-generator" article, compiled;
 // `ArticleExampleTests` runs it against the sample server. `Client`, `Operations` and
-// `Components` are what swift-openapi-generator made from the sample server's openapi.yaml (this
-// target's build plugin).
+// `Components` are what swift-openapi-generator made from the sample server's openapi.yaml
+// (ImageStoreAPI, committed by Scripts/generate-openapi.sh).
 
 /// A generated client on Courier: the image list cached and revalidated, retried on 503, the
 /// sign-in's authentication headers captured and sent on every later request.

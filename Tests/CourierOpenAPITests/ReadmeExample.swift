@@ -1,5 +1,8 @@
 // The README's example of a generated client on Courier, verbatim (ReadmeTests in CourierTests
-// finds it here); `Client` is this target's, generated from the sample server's openapi.yaml.
+// finds it here); `Client` is ImageStoreAPI's, generated from the sample server's openapi.yaml.
+
+// The generated client (an app generates its own, in its own target).
+import ImageStoreAPI
 
 import Courier
 import CourierOpenAPI

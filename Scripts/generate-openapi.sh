@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Regenerates the sample server's Swift client (Tests/ImageStoreAPI/Generated) from its document,
+# Sources/ImageStoreServer/OpenAPI/openapi.yaml, with swift-openapi-generator pinned in
+# Scripts/OpenAPIGenerator (a package of its own, so that neither this package's build nor a
+# package that depends on Courier ever builds the generator):
+#   Scripts/generate-openapi.sh           # write the generated files and their stamp
+#   Scripts/generate-openapi.sh --check   # fail when the committed files differ from a fresh run
+# The first run builds the generator (a few minutes). The stamp, openapi.sha256, is the SHA-256 of
+# the document and the generator's configuration; GeneratedClientStampTests fails when the document
+# changed and this script was not run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/opt/swift/usr/bin:$PATH"
+
+document=Sources/ImageStoreServer/OpenAPI/openapi.yaml
+config=Tests/ImageStoreAPI/openapi-generator-config.yaml
+target=Tests/ImageStoreAPI/Generated
+stamp=Tests/ImageStoreAPI/openapi.sha256
+
+swift build --package-path Scripts/OpenAPIGenerator --product swift-openapi-generator >&2
+generator="$(swift build --package-path Scripts/OpenAPIGenerator --show-bin-path)/swift-openapi-generator"
+
+output="$(mktemp -d)"
+trap 'rm -rf "$output"' EXIT
+"$generator" generate "$document" --config "$config" --output-directory "$output" >&2
+# The generator writes an empty Server.swift for a configuration that asks for no server.
+find "$output" -name '*.swift' -empty -delete
+cat "$document" "$config" | sha256sum | cut -d' ' -f1 > "$output/openapi.sha256"
+
+if [ "${1:-}" = "--check" ]; then
+    if diff -r -x openapi.sha256 "$output" "$target" >&2 && cmp -s "$output/openapi.sha256" "$stamp"; then
+        echo "The generated client is current."
+    else
+        echo "The generated client differs from a fresh run: run Scripts/generate-openapi.sh and commit the result." >&2
+        exit 1
+    fi
+else
+    rm -rf "$target"
+    mkdir -p "$target"
+    cp "$output"/*.swift "$target"/
+    cp "$output/openapi.sha256" "$stamp"
+    echo "Wrote $target and $stamp."
+fi
