@@ -1,18 +1,17 @@
-/// Runs at most one credential refresh at a time and lets every request that hit a 401 share it.
+/// Runs at most one credential refresh at a time and lets every request that hit a 401 share it,
+/// in a ``WaitingRoom``.
 ///
-/// A caller waits for the refresh with a continuation of its own: cancelling it ends its wait at
-/// once with a `CancellationError`, while the refresh goes on for the others (and for the
-/// credentials it stores).
+/// A caller waits for the refresh in a place of its own: cancelling it ends its wait at once with
+/// a `CancellationError`, while the refresh goes on for the others (and for the credentials it
+/// stores), and a request that meets a 401 meanwhile joins it.
 final class RefreshCoordinator: Sendable {
-    private struct State {
-        var running = false
-        var waiters: [(id: Int, continuation: CheckedContinuation<Bool, any Error>)] = []
-        /// Callers cancelled before they started waiting.
-        var departed: Set<Int> = []
-        var nextID = 0
+    /// A request waiting for the refresh: it brings nothing the outcome is handed to.
+    struct Waiter: WaitingRoomGuest {
+        func arrive(with outcome: Result<Bool, any Error>) {}
     }
 
-    private let state = Locked(State())
+    /// The refresh under way, if any.
+    private let current = Locked<WaitingRoom<Waiter>?>(nil)
 
     /// Whether requests marked by the task-local are the authenticator's own.
     @TaskLocal static var isRefreshing = false
@@ -24,50 +23,34 @@ final class RefreshCoordinator: Sendable {
     func refresh(
         sentVersion: Int, currentVersion: @escaping @Sendable () -> Int, perform: @escaping @Sendable () async throws -> Bool
     ) async throws -> Bool {
-        let id = state.withLock { state in
-            defer { state.nextID += 1 }
-            return state.nextID
+        if Task.isCancelled { throw CancellationError() }
+        enum Next { case answer(Bool), join(WaitingRoom<Waiter>, Int), lead(WaitingRoom<Waiter>) }
+        let next: Next = current.withLock { running in
+            if let room = running, let place = room.enter(Waiter()) { return .join(room, place) }
+            if currentVersion() != sentVersion { return .answer(true) }
+            let room = WaitingRoom(first: Waiter(), closesWhenEmpty: false)
+            running = room
+            return .lead(room)
         }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Bool, any Error>) in
-                enum Next { case wait, start, answer(Result<Bool, any Error>) }
-                let next: Next = state.withLock { state in
-                    if state.departed.remove(id) != nil { return .answer(.failure(CancellationError())) }
-                    if !state.running, currentVersion() != sentVersion { return .answer(.success(true)) }
-                    state.waiters.append((id, continuation))
-                    if state.running { return .wait }
-                    state.running = true
-                    return .start
+        switch next {
+        case .answer(let again):
+            return again
+        case .join(let room, let place):
+            return try await room.wait(in: place)
+        case .lead(let room):
+            Task {
+                let outcome: Result<Bool, any Error>
+                do {
+                    outcome = .success(try await RefreshCoordinator.$isRefreshing.withValue(true) { try await perform() })
+                } catch {
+                    outcome = .failure(error)
                 }
-                switch next {
-                case .wait: break
-                case .answer(let result): continuation.resume(with: result)
-                case .start:
-                    Task {
-                        let result: Result<Bool, any Error>
-                        do {
-                            result = .success(try await RefreshCoordinator.$isRefreshing.withValue(true) { try await perform() })
-                        } catch {
-                            result = .failure(error)
-                        }
-                        let waiters = self.state.withLock { state in
-                            state.running = false
-                            defer { state.waiters = [] }
-                            return state.waiters
-                        }
-                        for waiter in waiters { waiter.continuation.resume(with: result) }
-                    }
+                self.current.withLock { running in
+                    if running === room { running = nil }
                 }
+                room.finish(with: outcome)
             }
-        } onCancel: {
-            let waiter = state.withLock { state in
-                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else {
-                    state.departed.insert(id)
-                    return nil as CheckedContinuation<Bool, any Error>?
-                }
-                return state.waiters.remove(at: index).continuation
-            }
-            waiter?.resume(throwing: CancellationError())
+            return try await room.wait(in: 0)
         }
     }
 }

@@ -1,0 +1,132 @@
+/// One outcome that many callers wait for together: the shape of an exchange shared by identical
+/// requests and of a credential refresh shared by every request that met a 401.
+///
+/// A caller takes a place (``enter(_:)``), then waits in it (``wait(in:)``) with a continuation of
+/// its own. A cancelled caller leaves at once with a `CancellationError`, also when it is cancelled
+/// between taking its place and waiting (the place remembers), and the outcome goes on for the
+/// others. When the outcome comes (``finish(with:)``) every waiting caller gets it; a caller that
+/// took a place and has not come to wait finds it kept.
+///
+/// Each place holds a guest: what the caller brought (an exchange's caller, its progress
+/// observer), told of the outcome before the caller is resumed.
+final class WaitingRoom<Guest: WaitingRoomGuest>: Sendable {
+    typealias Outcome = Result<Guest.Value, any Error>
+
+    private struct Place {
+        let id: Int
+        let guest: Guest
+        /// Set once the caller waits.
+        var continuation: CheckedContinuation<Guest.Value, any Error>?
+    }
+
+    private struct State {
+        // Arrays, not sets: a room nearly always has one caller, and small arrays cost no hashing
+        // and fewer allocations.
+        var places: [Place] = []
+        /// Places whose caller was cancelled before it waited.
+        var departed: [Int] = []
+        var nextID = 0
+        /// The outcome, kept once it came only for callers that took a place but had not waited.
+        var outcome: Outcome?
+        /// The room takes no one new: the outcome came, or everyone left a room that closes then.
+        var closed = false
+    }
+
+    private let state: Locked<State>
+    /// Whether the room closes when its last caller leaves before the outcome (an exchange nobody
+    /// waits for is stopped; a refresh goes on for the credentials it stores, and others may join).
+    private let closesWhenEmpty: Bool
+
+    /// A room whose first place, number 0, is taken by `first`.
+    init(first: Guest, closesWhenEmpty: Bool) {
+        var state = State()
+        state.places.append(Place(id: 0, guest: first))
+        state.nextID = 1
+        self.state = Locked(state)
+        self.closesWhenEmpty = closesWhenEmpty
+    }
+
+    /// Takes a place for a caller about to wait; `nil` when the room is closed.
+    func enter(_ guest: Guest) -> Int? {
+        state.withLock { state in
+            guard !state.closed else { return nil }
+            defer { state.nextID += 1 }
+            state.places.append(Place(id: state.nextID, guest: guest))
+            return state.nextID
+        }
+    }
+
+    /// Waits in place `id` for the outcome; cancelling the caller leaves the place at once with a
+    /// `CancellationError`. `emptied` runs when that leaves a room that closes when empty with no
+    /// one in it, before the outcome came.
+    func wait(in id: Int, emptied: @Sendable () -> Void = {}) async throws -> Guest.Value {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Guest.Value, any Error>) in
+                let early: (Outcome, Guest?)? = state.withLock { state in
+                    if let index = state.departed.firstIndex(of: id) {
+                        state.departed.remove(at: index)
+                        return (.failure(CancellationError()), nil)
+                    }
+                    guard let index = state.places.firstIndex(where: { $0.id == id }) else {
+                        return (.failure(CancellationError()), nil)
+                    }
+                    if let outcome = state.outcome { return (outcome, state.places.remove(at: index).guest) }
+                    state.places[index].continuation = continuation
+                    return nil
+                }
+                if let (outcome, guest) = early {
+                    guest?.arrive(with: outcome)
+                    continuation.resume(with: outcome)
+                }
+            }
+        } onCancel: {
+            if leave(id) { emptied() }
+        }
+    }
+
+    /// Removes the caller in place `id`, resuming it with a `CancellationError` if it waits; says
+    /// whether that closed the room.
+    private func leave(_ id: Int) -> Bool {
+        let (left, closed): (Place?, Bool) = state.withLock { state in
+            guard state.outcome == nil, let index = state.places.firstIndex(where: { $0.id == id }) else { return (nil, false) }
+            let place = state.places.remove(at: index)
+            if place.continuation == nil { state.departed.append(id) }
+            guard closesWhenEmpty, state.places.isEmpty, !state.closed else { return (place, false) }
+            state.closed = true
+            return (place, true)
+        }
+        left?.continuation?.resume(throwing: CancellationError())
+        return closed
+    }
+
+    /// Hands the outcome to every waiting caller and keeps it for those that have not come to
+    /// wait; the room takes no one new.
+    func finish(with outcome: Outcome) {
+        let waiting: [Place] = state.withLock { state in
+            state.closed = true
+            // Every place usually waits: take the array whole, and put back the rare caller that
+            // took a place but has not come to wait (it finds the outcome kept for it).
+            var waiting: [Place] = []
+            swap(&waiting, &state.places)
+            if waiting.contains(where: { $0.continuation == nil }) {
+                state.places = waiting.filter { $0.continuation == nil }
+                waiting.removeAll { $0.continuation == nil }
+                state.outcome = outcome
+            }
+            return waiting
+        }
+        for place in waiting {
+            place.guest.arrive(with: outcome)
+            place.continuation?.resume(with: outcome)
+        }
+    }
+
+    /// The guests of the room now.
+    var guests: [Guest] { state.withLock { $0.places.map(\.guest) } }
+}
+
+/// What a caller brings into a ``WaitingRoom``: told of the outcome before its caller resumes.
+protocol WaitingRoomGuest: Sendable {
+    associatedtype Value: Sendable
+    func arrive(with outcome: Result<Value, any Error>)
+}
