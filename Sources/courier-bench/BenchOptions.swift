@@ -8,6 +8,8 @@ struct BenchOptions: Sendable {
     var scale = 1.0
     /// Runs only the measurements whose name contains this text.
     var only: String?
+    /// Callgrind runs per side of an instruction line; the line gives their median.
+    var runs = 5
 
     init(_ arguments: ArraySlice<String>) throws {
         var iterator = arguments.makeIterator()
@@ -22,6 +24,9 @@ struct BenchOptions: Sendable {
                 }
                 scale = value
             case "--only": only = iterator.next()
+            case "--runs":
+                guard let value = iterator.next().flatMap(Int.init), value >= 1 else { throw BenchError("--runs takes a whole number, 1 or more") }
+                runs = value
             default: throw BenchError("unknown option \(argument)")
             }
         }

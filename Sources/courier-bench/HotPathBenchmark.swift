@@ -60,38 +60,43 @@ struct HotPathBenchmark {
             return
         }
         let (program, libraries) = try await Self.withoutDebugInfo(probe)
-        /// Instructions per request of one side: the difference of two runs that differ only in
-        /// the number of requests, so process start and warm-up cancel out. 1,500 requests apart:
-        /// work that comes now and then (a pool's idle timer, a first use) moved 500-request
-        /// differences by several thousand instructions a request, as much as a feature's target.
+        /// Instructions per request of one side, the median of `--runs` measurements (5 by
+        /// default). Each is the difference of two runs that differ only in the number of
+        /// requests, so process start and warm-up cancel out. 1,500 requests apart: work that
+        /// comes now and then (a pool's idle timer, a first use) moved 500-request differences by
+        /// several thousand instructions a request, as much as a feature's target.
         func perRequest(_ side: String, _ transport: String, feature: String? = nil) async throws -> Double {
             let (small, large) = (100, 1600)
-            var totals: [Int] = []
-            for count in [small, large] {
-                var arguments = ["--tool=callgrind", "--callgrind-out-file=/dev/null", program.path]
-                    + Self.arguments(server.baseURL, side: side, transport: transport, count: count, warmup: 200, concurrency: 1)
-                if let feature { arguments += ["--feature", feature] }
-                let output = try await Self.spawn(
-                    valgrind, arguments, environment: ["LD_LIBRARY_PATH": libraries.path], readingStandardError: true)
-                guard let total = Self.collected(output) else { throw BenchError("no callgrind total in: \(output.suffix(400))") }
-                totals.append(total)
+            var measured: [Double] = []
+            for _ in 0..<options.runs {
+                var totals: [Int] = []
+                for count in [small, large] {
+                    var arguments = ["--tool=callgrind", "--callgrind-out-file=/dev/null", program.path]
+                        + Self.arguments(server.baseURL, side: side, transport: transport, count: count, warmup: 200, concurrency: 1)
+                    if let feature { arguments += ["--feature", feature] }
+                    let output = try await Self.spawn(
+                        valgrind, arguments, environment: ["LD_LIBRARY_PATH": libraries.path], readingStandardError: true)
+                    guard let total = Self.collected(output) else { throw BenchError("no callgrind total in: \(output.suffix(400))") }
+                    totals.append(total)
+                }
+                measured.append(Double(totals[1] - totals[0]) / Double(large - small))
             }
-            return Double(totals[1] - totals[0]) / Double(large - small)
+            return measured.sorted()[measured.count / 2]
         }
         for transport in ["ahc", "urlsession"] {
             if options.selects("overhead.instructions.\(transport)") {
                 let raw = try await perRequest("raw", transport)
                 let courier = try await perRequest("courier", transport)
                 print(String(
-                    format: "overhead.instructions.%@ courier=%.0f raw=%.0f difference=%+.0f instructions per small GET (callgrind, c=1)",
-                    transport, courier, raw, courier - raw))
+                    format: "overhead.instructions.%@ courier=%.0f raw=%.0f difference=%+.0f instructions per small GET (callgrind, c=1, median of %d runs)",
+                    transport, courier, raw, courier - raw, options.runs))
                 // async-http-client's delegate API, which Courier sends in-memory requests with, costs
                 // more than its async API: this line shows what part of the difference is that API's.
                 if transport == "ahc" {
                     let delegate = try await perRequest("raw-delegate", transport)
                     print(String(
-                        format: "overhead.instructions.ahc-delegate-api raw-delegate=%.0f raw=%.0f difference=%+.0f; courier over raw-delegate %+.0f instructions per small GET (callgrind, c=1)",
-                        delegate, raw, delegate - raw, courier - delegate))
+                        format: "overhead.instructions.ahc-delegate-api raw-delegate=%.0f raw=%.0f difference=%+.0f; courier over raw-delegate %+.0f instructions per small GET (callgrind, c=1, median of %d runs)",
+                        delegate, raw, delegate - raw, courier - delegate, options.runs))
                 }
             }
             // Each optional feature on, alone, against every one off.
@@ -101,8 +106,8 @@ struct HotPathBenchmark {
             for feature in features {
                 let on = try await perRequest("courier", transport, feature: feature)
                 print(String(
-                    format: "overhead.instructions.feature.%@.%@ on=%.0f off=%.0f difference=%+.0f instructions per small GET (callgrind, c=1)",
-                    feature, transport, on, off, on - off))
+                    format: "overhead.instructions.feature.%@.%@ on=%.0f off=%.0f difference=%+.0f instructions per small GET (callgrind, c=1, median of %d runs)",
+                    feature, transport, on, off, on - off, options.runs))
             }
         }
     }

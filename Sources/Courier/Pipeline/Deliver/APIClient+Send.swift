@@ -1,16 +1,19 @@
 import Foundation
 
-// The pipeline, top to bottom, one folder of Pipeline/ a stage:
-//   Deliver   deliver (here)         record, then report a failure once, after every fallback
-//   Plan      serve (+Cache)         cache plan: cached answer, network, offline fallback
-//   Perform   network (+Perform)     perform, decode, store in the cache
-//   Perform   perform (+Perform)     prepare, adapt, attempt, capture/refresh, retry, validate
-//   Prepare   (+Prepare)             URL, body, the app's own values checked before sending
-//   Exchange  attempt (+Attempt)     one exchange, shared with identical requests in flight or alone
-//   Exchange  RedirectingExchange    the one redirect loop, on the transport's callbacks
-//   Authenticate (+Authentication)   credentials captured and injected; one refresh for many 401s
-//   Decode    (+Decode)              the serializer, at the root key path
-//   Record    (+Observability)       metrics, spans, answer observers
+// The pipeline, top to bottom, one folder of Pipeline/ a stage. A plain GET goes through these
+// eight files and twelve calls (side calls that return at once, for records, logs, keys and
+// checks, are not counted):
+//   Deliver/APIClient+Send          send → deliver: record, then report a failure once, after every fallback
+//   Plan/APIClient+Cache            → serve: cache plan; cached answer, or perform → decode → store; offline fallback
+//   Perform/APIClient+Perform       → perform: prepare, adapt, attempt, capture/refresh, retry, validate
+//   Prepare/APIClient+Prepare       → prepare: URL, body, the app's own values checked before sending
+//   Exchange/APIClient+Attempt      → attempt → InFlightExchanges.send → SharedExchange: one exchange,
+//                                     shared with identical requests in flight (or alone: no sharing hops)
+//   Exchange/RedirectingExchange    → RedirectingExchange.start → redirect(after:): the one redirect loop
+//   Transport/URLSessionTransport   → start: the transport call (or CourierAsyncHTTPClient's)
+//   Decode/ResponseSerializer       → decode → the serializer (at the root key path: +Root)
+// Beside them: Authenticate (credentials captured and injected; one refresh for many 401s) and
+// Record (metrics, spans, answer observers).
 extension APIClient {
     /// Sends `request` and returns its decoded response.
     ///

@@ -2,23 +2,6 @@ import Foundation
 import Logging
 
 extension APIClient {
-    /// The network leg: perform, then decode; stores or invalidates per `plan`.
-    func network<Value>(
-        _ request: Request<Value>, settings: RequestSettings, id: RequestID, record: inout RequestRecord, plan: CachePlan?
-    ) async throws(CourierError) -> Response<Value> {
-        let response = try await perform(settings, id: id, record: &record)
-        let decoded: Response<Value>
-        do {
-            decoded = try decode(response, for: request, id: id, start: record.start, source: .network)
-        } catch {
-            throw complete(error, id: id, record: record)
-        }
-        if let plan, !revalidatedUnchanged(response, record: record) {
-            self.record(response, method: settings.method, plan: plan)
-        }
-        return decoded
-    }
-
     /// Everything but decoding: prepare, adapt, attempt (following redirects, sharing an identical
     /// exchange in flight), capture credentials, refresh once after a 401, retry under the
     /// ``RetryPolicy``, run the response hooks, validate the status. Not generic, so it is compiled

@@ -12,17 +12,16 @@ extension APIClient {
     }
 
     /// The request through the cache as its option says: the cached answer (for
-    /// ``CacheOption/both``, handed to `cached` before the network's), the network, and in offline
-    /// mode the cached answer when the network is unreachable. A failure is thrown unreported.
+    /// ``CacheOption/both``, handed to `cached` before the network's), or the network's answer
+    /// (performed, decoded, then stored or invalidating per the plan), and in offline mode the
+    /// cached answer when the network is unreachable. A failure is thrown unreported.
     func serve<Value>(
         _ request: Request<Value>, id: RequestID, record: inout RequestRecord, cached: ((Response<Value>) async -> Void)?
     ) async throws(CourierError) -> Response<Value> {
         var settings = request.settings
-        guard let plan = cachePlan(for: settings) else {
-            return try await network(request, settings: settings, id: id, record: &record, plan: nil)
-        }
+        let plan = cachePlan(for: settings)
         var stored: CachedResponse?
-        if plan.option != .networkOnly {
+        if let plan, plan.option != .networkOnly {
             if let entry = plan.cache.response(for: plan.key),
                let response = try? decode(entry.transportResponse, for: request, id: id, start: record.start, source: .cache) {
                 recordCache("hit", record)
@@ -35,11 +34,20 @@ extension APIClient {
             }
         }
         do throws(CourierError) {
-            let response = try await network(request, settings: settings, id: id, record: &record, plan: plan)
-            if record.revalidating != nil, record.statusCode == 304 { recordCache("revalidated", record) }
-            return response
+            let response = try await perform(settings, id: id, record: &record)
+            let decoded: Response<Value>
+            do {
+                decoded = try decode(response, for: request, id: id, start: record.start, source: .network)
+            } catch {
+                throw complete(error, id: id, record: record)
+            }
+            if let plan {
+                if !revalidatedUnchanged(response, record: record) { self.record(response, method: settings.method, plan: plan) }
+                if record.revalidating != nil, record.statusCode == 304 { recordCache("revalidated", record) }
+            }
+            return decoded
         } catch {
-            guard plan.offline, error.classification.isUnreachable,
+            guard let plan, plan.offline, error.classification.isUnreachable,
                   let entry = stored ?? plan.cache.response(for: plan.key),
                   let response = try? decode(entry.transportResponse, for: request, id: id, start: record.start, source: .offlineCache)
             else { throw error }
