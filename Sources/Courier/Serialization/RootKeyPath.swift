@@ -28,7 +28,7 @@ package struct RootKeyPath: Sendable {
 
     /// The element at the path, below the document element (which stands for the top-level
     /// object, as a JSON body's outer braces do: `<user><object>…` is read with `"object"`).
-    func node(in document: XMLNode) throws -> XMLNode {
+    package func node(in document: XMLNode) throws -> XMLNode {
         var current = document
         for (depth, key) in keys.enumerated() {
             guard let next = current[key] else { throw missing(depth: depth, isObject: !current.children.isEmpty) }

@@ -43,7 +43,7 @@ public struct XMLTreeDecoder: DataDecoder {
     /// The decoder a client uses for an XML answer when its own decoder is for JSON: the same
     /// date rules as `decoder` when it is a ``ModelDecoder``, so one payload reads the same in
     /// either format (and through a store import, which reads XML with a ``ModelDecoder``).
-    static func matching(_ decoder: any DataDecoder) -> XMLTreeDecoder {
+    package static func matching(_ decoder: any DataDecoder) -> XMLTreeDecoder {
         if let xml = decoder as? XMLTreeDecoder { return xml }
         guard let model = decoder as? ModelDecoder else { return XMLTreeDecoder() }
         return XMLTreeDecoder(dateFormat: model.dateFormat, timeZone: model.timeZone)
@@ -57,7 +57,81 @@ public struct XMLTreeDecoder: DataDecoder {
     /// Decodes `type` from an element.
     public func decode<T: Decodable>(_ type: T.Type, from node: XMLNode) throws -> T {
         let dates = ModelDecodingContext(dateFormat: dateFormat, timeZone: timeZone)
-        return try XMLNodeDecoder(node: node, codingPath: [], keyDecoding: keyDecoding, dates: dates).decodeValue(type)
+        return try XMLNodeDecoder(node: node, codingPath: [], keyDecoding: keyDecoding, dates: dates, slot: nil).decodeValue(type)
+    }
+
+    /// Decodes `type` from an element, and gives what it read as JSON: the elements and attributes
+    /// under their own names, a list wherever `type` read a list, scalars as the values read
+    /// (dates, `Data` and URLs as their text). A ``ModelDecoder`` with this decoder's date rules
+    /// decodes `type` from that JSON as this decoder did from the XML: a store import keeps XML
+    /// objects that way, so XML reads the same through `send` and through an import.
+    package func decodeReading<T: Decodable>(_ type: T.Type, from node: XMLNode) throws -> (value: T, json: JSONValue) {
+        let dates = ModelDecodingContext(dateFormat: dateFormat, timeZone: timeZone)
+        let slot = ReadSlot()
+        let value = try XMLNodeDecoder(node: node, codingPath: [], keyDecoding: keyDecoding, dates: dates, slot: slot).decodeValue(type)
+        return (value, slot.json)
+    }
+}
+
+/// What one decoding read, as it is read: a tree of slots that becomes a JSON value.
+final class ReadSlot {
+    private enum Content {
+        case unread
+        case value(JSONValue)
+        case object([String: ReadSlot])
+        case list([ReadSlot])
+    }
+
+    private var content = Content.unread
+
+    /// Records a scalar (or `null`) read here.
+    func record(_ value: JSONValue) { content = .value(value) }
+
+    /// The slot of member `name` of an object read here.
+    func member(_ name: String) -> ReadSlot {
+        var members: [String: ReadSlot] = [:]
+        if case .object(let existing) = content { members = existing }
+        if let slot = members[name] { return slot }
+        let slot = ReadSlot()
+        members[name] = slot
+        content = .object(members)
+        return slot
+    }
+
+    /// Marks an object read here (also one none of whose members were read).
+    func beginObject() {
+        if case .object = content { return }
+        content = .object([:])
+    }
+
+    /// Marks a list read here.
+    func beginList() {
+        if case .list = content { return }
+        content = .list([])
+    }
+
+    /// The slot of the next element of a list read here.
+    func nextElement() -> ReadSlot {
+        var elements: [ReadSlot] = []
+        if case .list(let existing) = content { elements = existing }
+        let slot = ReadSlot()
+        elements.append(slot)
+        content = .list(elements)
+        return slot
+    }
+
+    var json: JSONValue {
+        switch content {
+        case .unread: .null
+        case .value(let value): value
+        case .object(let members): .object(members.compactMapValues { $0.isUnread ? nil : $0.json })
+        case .list(let elements): .array(elements.map(\.json))
+        }
+    }
+
+    private var isUnread: Bool {
+        if case .unread = content { return true }
+        return false
     }
 }
 
@@ -68,49 +142,74 @@ struct XMLNodeDecoder: Decoder {
     let keyDecoding: XMLTreeDecoder.KeyDecoding
     /// The date rules, shared by every element of one decoding.
     let dates: ModelDecodingContext
+    /// Where what is read here is recorded, when the decoding records what it reads
+    /// (``XMLTreeDecoder/decodeReading(_:from:)``).
+    let slot: ReadSlot?
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(XMLKeyedContainer<Key>(decoder: self))
+        slot?.beginObject()
+        return KeyedDecodingContainer(XMLKeyedContainer<Key>(decoder: self))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        XMLUnkeyedContainer(decoder: self, elements: node.children)
+        slot?.beginList()
+        return XMLUnkeyedContainer(decoder: self, elements: node.children)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { XMLSingleValueContainer(decoder: self) }
 
     var isEmpty: Bool { node.text.isEmpty && node.children.isEmpty && node.attributes.isEmpty }
 
-    func child(_ node: XMLNode, key: any CodingKey) -> XMLNodeDecoder {
-        XMLNodeDecoder(node: node, codingPath: codingPath + [key], keyDecoding: keyDecoding, dates: dates)
+    /// The decoder of `node`, read from here under `key`, recording into `slot`.
+    func child(_ node: XMLNode, key: any CodingKey, slot: ReadSlot?) -> XMLNodeDecoder {
+        XMLNodeDecoder(node: node, codingPath: codingPath + [key], keyDecoding: keyDecoding, dates: dates, slot: slot)
     }
 
     /// Decodes scalars from the text, `Date`/`Data`/`URL` specially, anything else through `init(from:)`.
     func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
         let text = node.text
         switch type {
-        case is String.Type: return text as! T
+        case is String.Type:
+            slot?.record(.string(text))
+            return text as! T
         case is Bool.Type:
+            let flag: Bool
             switch text.lowercased() {
-            case "true", "1", "yes": return true as! T
-            case "false", "0", "no": return false as! T
+            case "true", "1", "yes": flag = true
+            case "false", "0", "no": flag = false
             default: throw mismatch(type, text)
             }
+            slot?.record(.bool(flag))
+            return flag as! T
         case is Date.Type:
             guard let date = dates.date(from: text) else { throw mismatch(type, text) }
+            slot?.record(.string(text))
             return date as! T
         case is Data.Type:
             guard let data = Data(base64Encoded: text) else { throw mismatch(type, text) }
+            slot?.record(.string(text))
             return data as! T
         case is URL.Type:
             guard let url = URL(string: text) else { throw mismatch(type, text) }
+            slot?.record(.string(text))
             return url as! T
         case let scalar as any LosslessStringConvertible.Type:
             guard let value = scalar.init(text) else { throw mismatch(type, text) }
+            if let slot { slot.record(Self.json(of: value, text: text)) }
             return value as! T
         default:
             return try T(from: self)
+        }
+    }
+
+    /// A scalar read from `text`, as JSON: integers and floating-point numbers as numbers.
+    private static func json(of value: Any, text: String) -> JSONValue {
+        switch value {
+        case let number as any BinaryInteger: Int(exactly: number).map(JSONValue.int) ?? .string(text)
+        case let number as Double: .double(number)
+        case let number as Float: .double(Double(number))
+        default: .string(text)
         }
     }
 
@@ -149,30 +248,38 @@ struct XMLKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func contains(_ key: Key) -> Bool { element(key) != nil }
 
+    /// The decoder of `element`, read under `key`, recording under the element's own name.
+    private func child(_ element: XMLNode, key: Key) -> XMLNodeDecoder {
+        decoder.child(element, key: key, slot: decoder.slot?.member(element.name))
+    }
+
     func decodeNil(forKey key: Key) throws -> Bool {
         guard let element = element(key) else { return true }
-        return decoder.child(element, key: key).isEmpty
+        let child = child(element, key: key)
+        guard child.isEmpty else { return false }
+        child.slot?.record(.null)
+        return true
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         guard let element = element(key) else {
             throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "No element <\(name(key))> in <\(decoder.node.name)>."))
         }
-        return try decoder.child(element, key: key).decodeValue(type)
+        return try child(element, key: key).decodeValue(type)
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
         guard let element = element(key) else { throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "No element")) }
-        return try decoder.child(element, key: key).container(keyedBy: type)
+        return try child(element, key: key).container(keyedBy: type)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         guard let element = element(key) else { throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "No element")) }
-        return try decoder.child(element, key: key).unkeyedContainer()
+        return try child(element, key: key).unkeyedContainer()
     }
 
     func superDecoder() throws -> any Decoder { decoder }
-    func superDecoder(forKey key: Key) throws -> any Decoder { decoder.child(element(key) ?? XMLNode(name: key.stringValue), key: key) }
+    func superDecoder(forKey key: Key) throws -> any Decoder { child(element(key) ?? XMLNode(name: name(key)), key: key) }
 }
 
 struct XMLUnkeyedContainer: UnkeyedDecodingContainer {
@@ -193,16 +300,15 @@ struct XMLUnkeyedContainer: UnkeyedDecodingContainer {
             throw DecodingError.valueNotFound(Any.self, .init(codingPath: codingPath, debugDescription: "No more elements in <\(decoder.node.name)>."))
         }
         defer { currentIndex += 1 }
-        return decoder.child(elements[currentIndex], key: IndexKey(intValue: currentIndex))
+        return decoder.child(elements[currentIndex], key: IndexKey(intValue: currentIndex), slot: decoder.slot?.nextElement())
     }
 
     mutating func decodeNil() throws -> Bool {
         guard !isAtEnd else { return true }
-        if decoder.child(elements[currentIndex], key: IndexKey(intValue: currentIndex)).isEmpty {
-            currentIndex += 1
-            return true
-        }
-        return false
+        guard decoder.child(elements[currentIndex], key: IndexKey(intValue: currentIndex), slot: nil).isEmpty else { return false }
+        decoder.slot?.nextElement().record(.null)
+        currentIndex += 1
+        return true
     }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try next().decodeValue(type) }
@@ -220,7 +326,11 @@ struct XMLSingleValueContainer: SingleValueDecodingContainer {
     let decoder: XMLNodeDecoder
     var codingPath: [any CodingKey] { decoder.codingPath }
 
-    func decodeNil() -> Bool { decoder.isEmpty }
+    func decodeNil() -> Bool {
+        guard decoder.isEmpty else { return false }
+        decoder.slot?.record(.null)
+        return true
+    }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decodeValue(type) }
 }

@@ -24,8 +24,8 @@ extension CourierStore {
     public func `import`<Model: Decodable & Identified & Sendable>(
         _ type: Model.Type, from body: Data, contentType: String? = nil, root: String? = nil, missing: MissingObjects = .keep
     ) async throws(CourierError) -> ImportSummary {
-        let elements = try Self.elements(of: body, contentType: contentType, root: root, model: Model.self)
         let decoder = configuration.decoder
+        let elements = try Self.elements(of: body, contentType: contentType, root: root, as: Model.self, decoder: decoder)
         let importedAt = Date().timeIntervalSince1970
         do {
             return try await database.write { db in
@@ -38,9 +38,11 @@ extension CourierStore {
     }
 
     /// The objects of a body, or a decoding error that says where the import looked.
-    static func elements(of body: Data, contentType: String?, root: String?, model: Any.Type) throws(CourierError) -> [ImportElement] {
+    static func elements<Model: Decodable>(
+        of body: Data, contentType: String?, root: String?, as model: Model.Type, decoder: ModelDecoder
+    ) throws(CourierError) -> [ImportElement] {
         do {
-            return try ImportSource.elements(of: body, contentType: contentType, root: root)
+            return try ImportSource.elements(of: body, contentType: contentType, root: root, as: Model.self, decoder: decoder)
         } catch {
             var failure = CourierError(
                 .decodingFailed, "The response could not be imported as \(StoreTable.name(of: model)) objects: \(error)",

@@ -17,8 +17,8 @@ extension CourierStore {
     public func `import`<Record: Decodable & FetchableRecord & PersistableRecord & Sendable>(
         _ type: Record.Type, from body: Data, contentType: String? = nil, root: String? = nil, missing: MissingObjects = .keep
     ) async throws(CourierError) -> ImportSummary {
-        let elements = try Self.elements(of: body, contentType: contentType, root: root, model: Record.self)
         let decoder = configuration.decoder
+        let elements = try Self.elements(of: body, contentType: contentType, root: root, as: Record.self, decoder: decoder)
         let records: [Record]
         do {
             records = try elements.map { element in try decoder.decode(Record.self, from: element.parsed()) }

@@ -98,6 +98,42 @@ import Testing
         }
     }
 
+    /// Lists in XML read the same through `send` and through a store import: a list of one
+    /// (`<images><image>…</image></images>`) and a model's list field with one element
+    /// (`<tags><tag>a</tag></tags>`), which before the import read as objects (it turned XML into
+    /// JSON without the model, and a lone child looked like a member), and both numbers and flags.
+    @Test func xmlListsReadTheSameThroughSendAndThroughAStoreImport() async throws {
+        struct Photo: Codable, Identified, Sendable, Equatable {
+            var uid: Int
+            var title: String
+            var tags: [String]
+            var isPublic: Bool
+            var ratio: Double
+        }
+        let one = "<images><image><id>1</id><title>Dunes</title><tags><tag>sand</tag></tags><is_public>yes</is_public><ratio>1.5</ratio></image></images>"
+        let two = """
+            <images><image><id>1</id><title>Dunes</title><tags><tag>sand</tag></tags><is_public>1</is_public><ratio>1.5</ratio></image>\
+            <image><id>2</id><title>Sea</title><tags><tag>blue</tag><tag>wave</tag></tags><is_public>false</is_public><ratio>2</ratio></image></images>
+            """
+        let dunes = Photo(uid: 1, title: "Dunes", tags: ["sand"], isPublic: true, ratio: 1.5)
+        let sea = Photo(uid: 2, title: "Sea", tags: ["blue", "wave"], isPublic: false, ratio: 2)
+        try await withServer { server in
+            let client = server.client(URLSessionTransport())
+            try await SeedFixtures.put(one, as: "images-one", contentType: "application/xml", on: client)
+            try await SeedFixtures.put(two, as: "images-two", contentType: "application/xml", on: client)
+            #expect(try await client.send(Request<[Photo]>(.get, "documents/images-one")).value == [dunes])
+            #expect(try await client.send(Request<[Photo]>(.get, "documents/images-two")).value == [dunes, sea])
+            let store = try CourierStore.inMemory()
+            let first = try await store.import(Photo.self, from: Data(one.utf8), contentType: "application/xml")
+            #expect(first.inserted == 1)
+            #expect(try await store.model(Photo.self, uid: 1) == dunes)
+            // The same objects again are unchanged, though "yes" and "1" are written differently.
+            let second = try await store.import(Photo.self, from: Data(two.utf8), contentType: "application/xml")
+            #expect(second.inserted == 1 && second.unchanged == 1)
+            #expect(try await store.models(Photo.self, .all.order(Column("uid"))) == [dunes, sea])
+        }
+    }
+
     @Test func nestedIdentifiedModelsAreStoredAsTheirOwnRows() async throws {
         let store = try CourierStore.inMemory()
         let body = Data(#"""
