@@ -20,9 +20,6 @@ public struct XMLTreeDecoder: DataDecoder {
         /// The key rules of ``ModelDecoder``, the same for JSON and XML: `user_name` is read for
         /// `userName`, `pizza_id` for `pizzaID` (and for `pizzaId`, Foundation's rule), `id` for `uid`.
         public static let modelRules = KeyDecoding(convertsKeys: true)
-        /// The name this setting had before it followed ``modelRules``, which include
-        /// `JSONDecoder.convertFromSnakeCase`'s rule.
-        public static let convertFromSnakeCase = modelRules
     }
 
     /// How element names map to property names; ``KeyDecoding/modelRules`` by default.

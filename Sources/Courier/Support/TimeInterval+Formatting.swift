@@ -2,7 +2,7 @@ import Foundation
 
 extension TimeInterval {
     /// Seconds for messages: `30`, `0.5`.
-    public var formattedSeconds: String {
+    package var formattedSeconds: String {
         self == rounded() ? String(Int(self)) : String(format: "%g", self)
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 extension URL {
     /// `host:port` (or the host alone without an explicit port), for messages; the whole URL when
     /// there is no host.
-    public var hostAndPort: String {
+    package var hostAndPort: String {
         guard let host else { return absoluteString }
         return port.map { "\(host):\($0)" } ?? host
     }

@@ -47,39 +47,12 @@ extension APIClient {
 /// The exchanges identical requests are sharing right now, by ``ExchangeKey``.
 ///
 /// Sending through it costs one lookup (and an insert and a removal for the caller that starts
-/// the exchange) under one lock: no task, no hop. Tests that need to see callers arrive turn on
-/// a ``Probe`` with ``startProbing()``; without one, nothing is counted.
+/// the exchange) under one lock: no task, no hop. A ``InFlightWatcher`` (Courier's tests watch
+/// sharing with one) is told of every caller and every ended exchange; without one, nothing is.
 package final class InFlightExchanges: Sendable {
-    /// Counts the callers that entered an exchange and wakes those waiting for a count: for tests.
-    private struct Probe {
-        enum Condition { case entered(Int), empty }
-        struct Watcher {
-            let condition: Condition
-            let continuation: CheckedContinuation<Void, Never>
-        }
-        var entered = 0
-        var watchers: [Watcher] = []
-    }
-
     private struct State {
         var exchanges: [ExchangeKey: SharedExchange] = [:]
-        var probe: Probe?
-
-        func holds(_ condition: Probe.Condition) -> Bool {
-            switch condition {
-            case .entered(let count): (probe?.entered ?? 0) >= count
-            case .empty: exchanges.isEmpty
-            }
-        }
-
-        /// The watchers whose condition now holds, removed from the probe.
-        mutating func takeReady() -> [Probe.Watcher] {
-            guard var probe, !probe.watchers.isEmpty else { return [] }
-            let ready = probe.watchers.filter { holds($0.condition) }
-            probe.watchers.removeAll { holds($0.condition) }
-            self.probe = probe
-            return ready
-        }
+        var watcher: (any InFlightWatcher)?
     }
 
     private let state = Locked(State())
@@ -91,20 +64,16 @@ package final class InFlightExchanges: Sendable {
     func send(
         _ key: ExchangeKey, observer: TransferObserver, make: (TransferObserver) -> RedirectingExchange
     ) async throws -> (response: TransportResponse, joined: Bool) {
-        let (exchange, place, leads, ready) = state.withLock { state -> (SharedExchange, Int, Bool, [Probe.Watcher]) in
-            var ready: [Probe.Watcher] = []
-            if state.probe != nil {
-                state.probe?.entered += 1
-                ready = state.takeReady()
-            }
+        let (exchange, place, leads) = state.withLock { state -> (SharedExchange, Int, Bool) in
             if let current = state.exchanges[key], let place = current.reserve(observer: observer) {
-                return (current, place, false, ready)
+                state.watcher?.callerEntered(exchangesInFlight: state.exchanges.count)
+                return (current, place, false)
             }
             let fresh = SharedExchange(key: key, table: self, first: observer)
             state.exchanges[key] = fresh
-            return (fresh, 0, true, ready)
+            state.watcher?.callerEntered(exchangesInFlight: state.exchanges.count)
+            return (fresh, 0, true)
         }
-        if !ready.isEmpty { ready.forEach { $0.continuation.resume() } }
         if leads {
             exchange.start(make(exchange.fanOut(for: observer)))
         }
@@ -112,49 +81,26 @@ package final class InFlightExchanges: Sendable {
         return (response, !leads)
     }
 
-    /// Starts counting the callers that enter an exchange, for ``waitUntilEntered(_:)`` and
-    /// ``enteredCount``. Tests turn it on when they make the client.
-    package func startProbing() {
-        state.withLock { state in
-            if state.probe == nil { state.probe = Probe() }
-        }
-    }
-
-    /// Returns once `count` callers in all have entered an exchange (led or joined) since
-    /// ``startProbing()``: tests use it to act once every request is waiting.
-    package func waitUntilEntered(_ count: Int) async {
-        await wait(for: .entered(count))
-    }
-
-    /// How many callers in all have entered an exchange (led or joined) since ``startProbing()``.
-    package var enteredCount: Int { state.withLock { $0.probe?.entered ?? 0 } }
-
-    /// Returns once no exchange is in flight (each has ended, cancelled ones included); needs
-    /// ``startProbing()``.
-    package func waitUntilEmpty() async {
-        await wait(for: .empty)
-    }
-
-    private func wait(for condition: Probe.Condition) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state in
-                if state.holds(condition) { return true }
-                if state.probe == nil { state.probe = Probe() }
-                state.probe?.watchers.append(Probe.Watcher(condition: condition, continuation: continuation))
-                return false
-            }
-            if now { continuation.resume() }
-        }
+    /// The watcher told of callers and ended exchanges from now on.
+    package var watcher: (any InFlightWatcher)? {
+        get { state.withLock { $0.watcher } }
+        set { state.withLock { $0.watcher = newValue } }
     }
 
     /// Takes `exchange` out of the table, once it has ended.
     func remove(_ exchange: SharedExchange) {
-        let ready = state.withLock { state in
+        state.withLock { state in
             if state.exchanges[exchange.key] === exchange { state.exchanges[exchange.key] = nil }
-            return state.probe == nil ? [] : state.takeReady()
+            state.watcher?.exchangeEnded(exchangesInFlight: state.exchanges.count)
         }
-        ready.forEach { $0.continuation.resume() }
     }
+}
+
+/// Told, under the table's lock (so in order), of each caller that enters a shared exchange (led
+/// or joined) and of each exchange that ends, with the number of exchanges then in flight.
+package protocol InFlightWatcher: Sendable {
+    func callerEntered(exchangesInFlight: Int)
+    func exchangeEnded(exchangesInFlight: Int)
 }
 
 /// One network exchange that identical in-flight requests wait on together.
