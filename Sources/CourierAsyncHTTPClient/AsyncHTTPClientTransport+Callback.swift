@@ -15,10 +15,25 @@ extension AsyncHTTPClientTransport: CallbackTransport {
     /// ``Courier/TransportRequest/timeout`` is an idle timeout, as on ``Courier/URLSessionTransport``:
     /// the exchange fails with ``Courier/CourierError/Kind/timedOut`` when that long passes with
     /// nothing sent or received (waiting for a reader that is behind does not count).
+    ///
+    /// An idempotent request without a body whose connection closes before any of its answer
+    /// came (a kept-alive connection the server dropped as it was reused) is sent once more, on a
+    /// new connection, as libcurl does for URLSession and RFC 9110 §9.2.2 allows.
     package func start(
         _ request: TransportRequest, observer: TransferObserver,
         completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
     ) -> TransportCancellation {
+        let control = ExchangeControl()
+        let resendable = request.method.isIdempotent && request.bodyStream == nil && (request.body?.isEmpty ?? true)
+        start(request, observer: observer, control: control, mayResend: resendable, completion: completion)
+        return { control.cancel() }
+    }
+
+    /// One try of ``start(_:observer:completion:)``, stopped through `control`.
+    private func start(
+        _ request: TransportRequest, observer: TransferObserver, control: ExchangeControl, mayResend: Bool,
+        completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
+    ) {
         var headers = NIOHTTP1.HTTPHeaders()
         headers.reserveCapacity(request.headers.count + 1)
         for field in request.headers { headers.add(name: field.name, value: field.value) }
@@ -31,13 +46,15 @@ extension AsyncHTTPClientTransport: CallbackTransport {
                 url: request.url, method: .init(rawValue: request.method.rawValue), headers: headers, body: requestBody(request, observer: observer))
         } catch {
             completion(.failure(Self.courierError(for: error, request: request)))
-            return {}
+            return
         }
-        let delegate = ResponseDelegate(transport: self, request: request, observer: observer, completion: completion)
+        let resend: (@Sendable () -> Void)? = mayResend
+            ? { @Sendable in self.start(request, observer: observer, control: control, mayResend: false, completion: completion) } : nil
+        let delegate = ResponseDelegate(transport: self, request: request, observer: observer, resend: resend, completion: completion)
         let task = client.execute(request: wire, delegate: delegate, eventLoop: .indifferent, deadline: nil)
         delegate.started(task)
         task.futureResult.whenComplete { delegate.ended($0) }
-        return { task.cancel() }
+        control.attach { task.cancel() }
     }
 
     /// The request body as async-http-client takes it: bytes in memory as they are, or, when the

@@ -55,6 +55,9 @@ extension AsyncHTTPClientTransport {
         if let error = error as? IOError, [ECONNRESET, EPIPE].contains(error.errnoCode) {
             return CourierError(.connectionLost, "\(host) reset the connection without answering.", url: url, underlyingError: error)
         }
+        if let error = error as? ChannelError, case .ioOnClosedChannel = error {
+            return CourierError(.connectionLost, "\(host) closed the connection before the request could be sent.", url: url, underlyingError: error)
+        }
         if let reason = connectionFailure(error) {
             return CourierError(
                 .cannotConnect, "Could not connect to \(host): \(reason). Check that the server is running and the address is right.",
@@ -64,6 +67,16 @@ extension AsyncHTTPClientTransport {
             return CourierError(.timedOut, "Connecting to \(host) timed out.", url: url, underlyingError: error)
         }
         return CourierError(.transport, "The request to \(host) failed: \(error).", url: url, underlyingError: error)
+    }
+
+    /// Whether `error` is a connection that closed or was reset under a request (before any of
+    /// its answer, when the caller checks that): what a kept-alive connection the server dropped
+    /// does to the request that reuses it.
+    static func closedBeforeAnswering(_ error: any Error) -> Bool {
+        if let error = error as? ChannelError, case .ioOnClosedChannel = error { return true }
+        if let error = error as? HTTPClientError, error == .remoteConnectionClosed { return true }
+        if let error = error as? IOError, [ECONNRESET, EPIPE].contains(error.errnoCode) { return true }
+        return false
     }
 
     /// A malformed answer (broken framing, a header too large, a body that does not decompress or

@@ -36,15 +36,19 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
     private let request: TransportRequest
     private let observer: TransferObserver
     private let idleTimeout: TimeAmount
+    /// Sends the request again, in place of failing, when its connection closes before any of the
+    /// answer came; `nil` when it may not be sent again.
+    private let resend: (@Sendable () -> Void)?
     private let state: Locked<State>
 
     init(
         transport: AsyncHTTPClientTransport, request: TransportRequest, observer: TransferObserver,
-        completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
+        resend: (@Sendable () -> Void)?, completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
     ) {
         self.transport = transport
         self.request = request
         self.observer = observer
+        self.resend = resend
         idleTimeout = .nanoseconds(request.timeoutNanoseconds)
         state = Locked(State(completion: completion))
     }
@@ -91,6 +95,11 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
             return (state.completion, state.live, state.timer, state.response != nil, state.body?.received ?? 0, state.body?.expected)
         }
         timer?.cancel()
+        if !headReceived, let resend, completion != nil, case .failure(let error) = result,
+           AsyncHTTPClientTransport.closedBeforeAnswering(error) {
+            resend()
+            return
+        }
         let outcome = result.mapError { error -> any Error in
             let cause: any Error = headReceived && !(error is CourierError)
                 ? BodyInterrupted(underlying: error, received: received, expected: expected) : error

@@ -354,6 +354,32 @@ extension FaultTests {
         #expect(bodies.first == body.count && bodies.dropFirst().allSatisfy { $0 == 0 }, "the server saw POST bodies of \(bodies) bytes")
     }
 
+    /// A GET on a kept-alive connection that the server closes (or resets) after reading it,
+    /// before answering (what a server that drops an idle connection does to the request that
+    /// reuses it), is sent once more on a new connection and answered, on both transports.
+    @Test(arguments: TransportKind.allCases, [false, true])
+    func aGetOnAConnectionDroppedAsItWasReusedIsSentAgain(kind: TransportKind, resets: Bool) async throws {
+        let paths = Locked<[String]>([])
+        let second = try await Self.withClient(on: kind, timeout: 10, serving: { connection in
+            var answered = 0
+            while let head = connection.readHead() {
+                let path = head.split(separator: " ").dropFirst().first.map(String.init) ?? ""
+                paths.withLock { $0.append(path) }
+                if path == "/second", answered > 0 {
+                    if resets { connection.reset() } else { connection.close() }
+                    return
+                }
+                connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                answered += 1
+            }
+        }) { client in
+            _ = try await client.send(Request<Data>(.get, "first"))
+            return try await client.send(Request<Data>(.get, "second")).value
+        }
+        #expect(second == Data("ok".utf8))
+        #expect(paths.withLock { $0 } == ["/first", "/second", "/second"])
+    }
+
     /// After a response whose framing is broken (two different `Content-Length`s), the next
     /// request on the same client is answered: the broken connection is not reused, and nothing
     /// reports it as the app's mistake.
