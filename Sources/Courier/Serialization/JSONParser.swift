@@ -6,7 +6,7 @@ import Foundation
 /// other numbers ``JSONValue/double(_:)``;
 /// strings are validated UTF-8 with every escape decoded (surrogate pairs included); nesting is
 /// limited to 512 levels; anything after the value but white space is an error.
-struct JSONParser {
+package struct JSONParser {
     /// Why bytes are not JSON, and where.
     struct Failure: Error, CustomStringConvertible {
         let offset: Int
@@ -240,5 +240,188 @@ struct JSONParser {
         // JSON has one number type: `1e10` and `10000000000` are the same value.
         if double == double.rounded(), let int = Int(exactly: double) { return .int(int) }
         return .double(double)
+    }
+
+    // MARK: - The objects of a list, found without building values
+
+    /// What ``elements(in:path:)`` found at a path.
+    package enum Found {
+        /// The byte ranges (offsets from the data's start) of each element of the array there, or
+        /// of the one object there; none for `null`.
+        case elements([Range<Int>])
+        /// Something that is neither an object, a list nor `null`: what it is, in words.
+        case other(String)
+    }
+
+    /// Follows `path` through objects and finds where each element of the array there begins and
+    /// ends (or the one object there), skipping values without building them: a store import
+    /// hashes each object's bytes and decodes only those it has not stored before. The skipping
+    /// checks structure only; an element is parsed in full when it is decoded. `nil`, for the
+    /// caller to parse the whole body instead, when a key on the path is written with escapes or
+    /// is not there (``RootKeyPath`` then says what is missing).
+    package static func elements(in data: Data, path: [String]) throws -> Found? {
+        try data.withUnsafeBytes { raw in
+            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self))
+            if parser.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
+            return try parser.findElements(path: path)
+        }
+    }
+
+    private mutating func findElements(path: [String]) throws -> Found? {
+        guard let found = try elementsAt(path) else { return nil }
+        guard case .elements = found else { return found }
+        // The rest of the document: the members after the path's keys, then nothing.
+        for _ in path {
+            while true {
+                skipWhitespace()
+                if peek == UInt8(ascii: "}") { break }
+                guard peek == UInt8(ascii: ",") else { throw failure("expected ',' or '}'") }
+                index += 1
+                skipWhitespace()
+                guard peek == UInt8(ascii: "\"") else { throw failure("expected a string key") }
+                _ = try skipString()
+                skipWhitespace()
+                guard peek == UInt8(ascii: ":") else { throw failure("expected ':'") }
+                index += 1
+                try skipValue()
+            }
+            index += 1
+        }
+        skipWhitespace()
+        guard index == bytes.count else { throw failure("unexpected data after the value") }
+        return found
+    }
+
+    /// The elements at `path`, the parser left just after them.
+    private mutating func elementsAt(_ path: [String]) throws -> Found? {
+        for component in path {
+            skipWhitespace()
+            guard peek == UInt8(ascii: "{") else { return nil }
+            index += 1
+            var found = false
+            members: while true {
+                skipWhitespace()
+                if peek == UInt8(ascii: "}") { break members }
+                guard peek == UInt8(ascii: "\"") else { throw failure("expected a string key") }
+                let keyStart = index + 1
+                if try skipString() { return nil }
+                let key = UnsafeBufferPointer(rebasing: bytes[keyStart..<(index - 1)])
+                skipWhitespace()
+                guard peek == UInt8(ascii: ":") else { throw failure("expected ':'") }
+                index += 1
+                if key.elementsEqual(component.utf8) {
+                    found = true
+                    break members
+                }
+                try skipValue()
+                skipWhitespace()
+                if peek == UInt8(ascii: ",") {
+                    index += 1
+                } else if peek == UInt8(ascii: "}") {
+                    break members
+                } else {
+                    throw failure("expected ',' or '}'")
+                }
+            }
+            if !found { return nil }
+        }
+        skipWhitespace()
+        switch peek {
+        case UInt8(ascii: "["):
+            index += 1
+            var ranges: [Range<Int>] = []
+            skipWhitespace()
+            if peek == UInt8(ascii: "]") {
+                index += 1
+                return .elements(ranges)
+            }
+            while true {
+                skipWhitespace()
+                let start = index
+                try skipValue()
+                ranges.append(start..<index)
+                skipWhitespace()
+                if peek == UInt8(ascii: ",") {
+                    index += 1
+                } else if peek == UInt8(ascii: "]") {
+                    index += 1
+                    return .elements(ranges)
+                } else {
+                    throw failure("expected ',' or ']'")
+                }
+            }
+        case UInt8(ascii: "{"):
+            let start = index
+            try skipValue()
+            return .elements([start..<index])
+        case UInt8(ascii: "n"):
+            try expect("null")
+            return .elements([])
+        case nil: return .other("the end of the body")
+        case UInt8(ascii: "\""): return .other("a string")
+        default: return .other("a number, Boolean or null")
+        }
+    }
+
+    private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    /// Skips a string starting at its quote; says whether it had escapes.
+    private mutating func skipString() throws -> Bool {
+        index += 1
+        var escaped = false
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\""):
+                index += 1
+                return escaped
+            case UInt8(ascii: "\\"):
+                escaped = true
+                index += 2
+            default:
+                index += 1
+            }
+        }
+        throw failure("unterminated string")
+    }
+
+    /// Skips one value by its structure (brackets and strings), without building it.
+    private mutating func skipValue() throws {
+        skipWhitespace()
+        guard let first = peek else { throw failure("unexpected end of input") }
+        switch first {
+        case UInt8(ascii: "\""):
+            _ = try skipString()
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var depth = 0
+            while index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: "\""):
+                    _ = try skipString()
+                    continue
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    depth += 1
+                    guard depth <= Self.maximumDepth else { throw failure("nesting deeper than \(Self.maximumDepth) levels") }
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 {
+                        index += 1
+                        return
+                    }
+                default:
+                    break
+                }
+                index += 1
+            }
+            throw failure("unterminated \(first == UInt8(ascii: "{") ? "object" : "array")")
+        default:
+            let start = index
+            scalar: while index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"), 0x20, 0x0A, 0x0D, 0x09: break scalar
+                default: index += 1
+                }
+            }
+            if index == start { throw failure("expected a value") }
+        }
     }
 }

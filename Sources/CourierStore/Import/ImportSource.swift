@@ -21,9 +21,14 @@ enum ImportSource {
         case .json:
             break
         }
-        if let ranges = try JSONElementScanner.elements(in: body, path: path.keys) {
+        switch try JSONParser.elements(in: body, path: path.keys) {
+        case .elements(let ranges):
             let start = body.startIndex
             return ranges.map { ImportElement(bytes: body[(start + $0.lowerBound)..<(start + $0.upperBound)]) }
+        case .other(let found):
+            throw ImportSourceError.notAList(path: path.text, found: found)
+        case nil:
+            break
         }
         return try elements(of: JSONValue.parse(body), at: path)
     }

@@ -134,6 +134,26 @@ import Testing
         }
     }
 
+    /// The objects of a JSON body are found by JSONParser's own reading (no second tokenizer): a
+    /// broken body fails with the parser's offset, a value that is not an object or a list says
+    /// what it is, and nothing is stored either way.
+    @Test(arguments: [
+        (#"{"data": [{"id": 1, "user_name": "ana"}, {"id": 2"#, "Invalid JSON at byte "),
+        (#"{"data": [{"id": 1, "user_name": "ana"}] x"#, "Invalid JSON at byte "),
+        (#"{"data": [{"id": 1, "user_name": "ana"}], "next": {"page": 2} } ]"#, "Invalid JSON at byte "),
+        (#"{"data": "users"}"#, "holds a string, not an object or a list of objects"),
+        (#"{"data": 42}"#, "holds a number, Boolean or null"),
+    ])
+    func aBodyWithoutObjectsAtTheRootFailsAndStoresNothing(body: String, reason: String) async throws {
+        let store = try CourierStore.inMemory()
+        let error = await #expect(throws: CourierError.self) {
+            try await store.import(User.self, from: Data(body.utf8), root: "data")
+        }
+        #expect(error?.kind == .decodingFailed)
+        #expect(error?.message.contains(reason) == true, "\(String(describing: error?.message))")
+        #expect((try? await store.count(User.self)) ?? 0 == 0)
+    }
+
     @Test func nestedIdentifiedModelsAreStoredAsTheirOwnRows() async throws {
         let store = try CourierStore.inMemory()
         let body = Data(#"""
