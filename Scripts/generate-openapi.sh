@@ -25,7 +25,8 @@ trap 'rm -rf "$output"' EXIT
 "$generator" generate "$document" --config "$config" --output-directory "$output" >&2
 # The generator writes an empty Server.swift for a configuration that asks for no server.
 find "$output" -name '*.swift' -empty -delete
-cat "$document" "$config" | sha256sum | cut -d' ' -f1 > "$output/openapi.sha256"
+if command -v sha256sum >/dev/null; then digest=(sha256sum); else digest=(shasum -a 256); fi
+cat "$document" "$config" | "${digest[@]}" | cut -d' ' -f1 > "$output/openapi.sha256"
 
 if [ "${1:-}" = "--check" ]; then
     if diff -r -x openapi.sha256 "$output" "$target" >&2 && cmp -s "$output/openapi.sha256" "$stamp"; then
