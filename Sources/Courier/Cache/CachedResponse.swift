@@ -3,8 +3,9 @@ import Foundation
 /// A response as the cache stores it: status, the headers that matter for reuse, the body and when
 /// it was stored.
 public struct CachedResponse: Sendable, Hashable {
-    /// The headers kept with an entry; others are not stored.
-    package static let storedHeaderNames = ["Content-Type", "ETag", "Last-Modified", "Date", "Cache-Control"]
+    /// The headers kept with an entry (others are not stored), and the ones a `304` updates: what
+    /// the cache decides and revalidates with, and how the body is read.
+    package static let storedHeaderNames = ["Content-Type", "ETag", "Last-Modified", "Date", "Cache-Control", "Expires", "Vary"]
 
     /// The HTTP status code of the stored response.
     public var statusCode: Int

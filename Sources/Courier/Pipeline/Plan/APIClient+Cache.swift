@@ -75,7 +75,8 @@ extension APIClient {
     /// storage time: storing it again would rewrite the same entry on every revalidation.
     func revalidatedUnchanged(_ response: TransportResponse, record: RequestRecord) -> Bool {
         guard let stored = record.revalidating, record.statusCode == 304, !configuration.cacheFreshness.readsStorageTime else { return false }
-        return CachedResponse.keptHeaders.allSatisfy { stored.headers[$0] == response.headers[$0] }
+        // Date aside: it changes with every answer and decides nothing here.
+        return CachedResponse.storedHeaderNames.allSatisfy { $0 == "Date" || stored.headers[$0] == response.headers[$0] }
     }
 
     /// Stores a successful response, or invalidates a write's path.
@@ -140,10 +141,6 @@ extension TransportResponse {
 }
 
 extension CachedResponse {
-    /// The headers whose change a revalidation has to store: what the cache decides and
-    /// revalidates with, and how the body is read.
-    static let keptHeaders = ["ETag", "Last-Modified", "Cache-Control", "Expires", "Vary", "Content-Type", "Content-Encoding"]
-
     /// An entry for a received response, stored now.
     init(_ response: TransportResponse) {
         self.init(statusCode: response.statusCode, headers: response.headers, body: response.body, url: response.url)
