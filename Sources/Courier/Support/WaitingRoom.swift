@@ -9,6 +9,9 @@
 ///
 /// Each place holds a guest: what the caller brought (an exchange's caller, its progress
 /// observer), told of the outcome before the caller is resumed.
+///
+/// A room that closes when empty also keeps the way to stop the work (``attachStop(_:)``): the
+/// last caller to leave stops it, also when it left before the work could be stopped.
 final class WaitingRoom<Guest: WaitingRoomGuest>: Sendable {
     typealias Outcome = Result<Guest.Value, any Error>
 
@@ -30,6 +33,12 @@ final class WaitingRoom<Guest: WaitingRoomGuest>: Sendable {
         var outcome: Outcome?
         /// The room takes no one new: the outcome came, or everyone left a room that closes then.
         var closed = false
+        /// Stops the work; `nil` before it is known and once the outcome came.
+        var stop: (@Sendable () -> Void)?
+        /// Everyone left before the outcome: the work is to be stopped.
+        var abandoned = false
+        /// The outcome came.
+        var finished = false
     }
 
     private let state: Locked<State>
@@ -56,10 +65,22 @@ final class WaitingRoom<Guest: WaitingRoomGuest>: Sendable {
         }
     }
 
+    /// Keeps the way to stop the work for when the last caller leaves, or stops it now if everyone
+    /// has left; not once the outcome came.
+    func attachStop(_ stop: @escaping @Sendable () -> Void) {
+        let stopNow = state.withLock { state -> Bool in
+            guard !state.finished else { return false }
+            if state.abandoned { return true }
+            state.stop = stop
+            return false
+        }
+        if stopNow { stop() }
+    }
+
     /// Waits in place `id` for the outcome; cancelling the caller leaves the place at once with a
-    /// `CancellationError`. `emptied` runs when that leaves a room that closes when empty with no
-    /// one in it, before the outcome came.
-    func wait(in id: Int, emptied: @Sendable () -> Void = {}) async throws -> Guest.Value {
+    /// `CancellationError`, and the last caller to leave a room that closes when empty stops the
+    /// work.
+    func wait(in id: Int) async throws -> Guest.Value {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Guest.Value, any Error>) in
                 let early: (Outcome, Guest?)? = state.withLock { state in
@@ -80,23 +101,25 @@ final class WaitingRoom<Guest: WaitingRoomGuest>: Sendable {
                 }
             }
         } onCancel: {
-            if leave(id) { emptied() }
+            leave(id)
         }
     }
 
-    /// Removes the caller in place `id`, resuming it with a `CancellationError` if it waits; says
-    /// whether that closed the room.
-    private func leave(_ id: Int) -> Bool {
-        let (left, closed): (Place?, Bool) = state.withLock { state in
-            guard state.outcome == nil, let index = state.places.firstIndex(where: { $0.id == id }) else { return (nil, false) }
+    /// Removes the caller in place `id`, resuming it with a `CancellationError` if it waits; the
+    /// last caller to leave a room that closes when empty closes it and stops the work.
+    private func leave(_ id: Int) {
+        let (left, stop): (Place?, (@Sendable () -> Void)?) = state.withLock { state in
+            guard !state.finished, let index = state.places.firstIndex(where: { $0.id == id }) else { return (nil, nil) }
             let place = state.places.remove(at: index)
             if place.continuation == nil { state.departed.append(id) }
-            guard closesWhenEmpty, state.places.isEmpty, !state.closed else { return (place, false) }
+            guard closesWhenEmpty, state.places.isEmpty, !state.closed else { return (place, nil) }
             state.closed = true
-            return (place, true)
+            state.abandoned = true
+            defer { state.stop = nil }
+            return (place, state.stop)
         }
         left?.continuation?.resume(throwing: CancellationError())
-        return closed
+        stop?()
     }
 
     /// Hands the outcome to every waiting caller and keeps it for those that have not come to
@@ -104,6 +127,9 @@ final class WaitingRoom<Guest: WaitingRoomGuest>: Sendable {
     func finish(with outcome: Outcome) {
         let waiting: [Place] = state.withLock { state in
             state.closed = true
+            state.finished = true
+            // The work can hold what holds this room: let it go now that there is nothing to stop.
+            state.stop = nil
             // Every place usually waits: take the array whole, and put back the rare caller that
             // took a place but has not come to wait (it finds the outcome kept for it).
             var waiting: [Place] = []

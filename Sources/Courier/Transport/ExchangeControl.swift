@@ -5,8 +5,6 @@ package final class ExchangeControl: Sendable {
     private struct State {
         var stop: TransportCancellation?
         var cancelled = false
-        /// The exchange has ended: nothing is left to stop.
-        var finished = false
     }
 
     private let state = Locked(State())
@@ -16,20 +14,10 @@ package final class ExchangeControl: Sendable {
     /// Keeps the way to stop the exchange, or uses it now if a cancellation came first.
     package func attach(_ stop: @escaping TransportCancellation) {
         let stopNow = state.withLock { state in
-            guard !state.finished else { return false }
             state.stop = stop
             return state.cancelled
         }
         if stopNow { stop() }
-    }
-
-    /// Lets go of the way to stop the exchange, which has ended (it can hold what holds this
-    /// control); a later ``attach(_:)`` or ``cancel()`` does nothing.
-    package func finish() {
-        state.withLock { state in
-            state.finished = true
-            state.stop = nil
-        }
     }
 
     /// Stops the exchange.

@@ -108,8 +108,7 @@ package protocol InFlightWatcher: Sendable {
 /// Each caller takes a place in the exchange's ``WaitingRoom`` with its own progress observer when
 /// it joins, and waits in it with its own continuation. The exchange runs apart from every
 /// caller's task, on the transport's callbacks, so a caller that is cancelled just leaves: the
-/// exchange goes on while anyone waits, and is stopped (through its ``ExchangeControl``) when the
-/// last caller leaves.
+/// exchange goes on while anyone waits, and the room stops it when the last caller leaves.
 ///
 /// An exchange nobody joins is the common case, and costs little: the first place is the only
 /// array the exchange allocates, and the result is kept only for a caller that has not come to
@@ -130,8 +129,6 @@ final class SharedExchange: Sendable {
     }
 
     private let room: WaitingRoom<Caller>
-    /// Stops the exchange when the last caller leaves, also before it has started.
-    private let control = ExchangeControl()
     /// Whether the exchange reports download progress to its callers (its first caller asked).
     private let reportsDownload: Bool
     /// The table the exchange leaves when it ends, and its key there (kept here rather than in a
@@ -176,18 +173,15 @@ final class SharedExchange: Sendable {
     /// leaves the table.
     func start(_ exchange: RedirectingExchange) {
         exchange.start { result in
-            // The exchange can hold what holds this one (a transport's callback calls back into
-            // it): let it go now that there is nothing to stop.
-            self.control.finish()
             self.room.finish(with: result)
             self.table.remove(self)
         }
-        control.attach(exchange.cancel)
+        room.attachStop(exchange.cancel)
     }
 
     /// Waits in the place `id` for the exchange's result; cancelling the caller leaves the place
     /// at once with a `CancellationError`, and the last caller to leave stops the exchange.
     func wait(in id: Int) async throws -> TransportResponse {
-        try await room.wait(in: id) { control.cancel() }
+        try await room.wait(in: id)
     }
 }
