@@ -26,7 +26,7 @@ struct ObservabilityTests {
                     let client = server.client(transport) {
                         $0.metricsFactory = metrics
                         $0.cache = cache
-                        $0.retryPolicy = RetryPolicy(sleeper: RetryTests.RecordingSleeper())
+                        $0.retryPolicy = RetryPolicy().sleeping(with: RetryTests.RecordingSleeper())
                     }
                     // Two successes, one named; a 404; a retried 503.
                     let sample = try await client.send(Request<Data>(.get, "sample").named("sample"))
@@ -84,7 +84,7 @@ struct ObservabilityTests {
                     let tracer = InMemoryTracer()
                     let client = server.client(transport) {
                         $0.tracer = tracer
-                        $0.retryPolicy = RetryPolicy(sleeper: RetryTests.RecordingSleeper())
+                        $0.retryPolicy = RetryPolicy().sleeping(with: RetryTests.RecordingSleeper())
                     }
                     let echoed = try await client.send(Request<EchoReply>(.get, "echo", query: ["token": "secret"]).named("echo"))
                     let spans = tracer.popFinishedSpans()

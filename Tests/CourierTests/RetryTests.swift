@@ -45,7 +45,7 @@ struct RetryTests {
     }
 
     static func policy(_ sleeper: RecordingSleeper, attempts: Int = 3) -> RetryPolicy {
-        RetryPolicy(maximumAttempts: attempts, baseDelay: .seconds(1), maximumDelay: .seconds(8), sleeper: sleeper)
+        RetryPolicy(maximumAttempts: attempts, baseDelay: .seconds(1), maximumDelay: .seconds(8)).sleeping(with: sleeper)
     }
 
     @Test(arguments: TransportKind.allCases)
@@ -116,7 +116,7 @@ struct RetryTests {
                 #expect(server.flakyAttempts("post") == 1, "POST is not retried by default")
                 let optedIn = try await client.send(
                     Request<Flaky>(.post, "flaky/post-opted", query: ["failures": 1])
-                        .retry(RetryPolicy(maximumAttempts: 2, retriesAnyMethod: true, sleeper: sleeper)))
+                        .retry(RetryPolicy(maximumAttempts: 2, retriesAnyMethod: true).sleeping(with: sleeper)))
                 #expect(optedIn.value.attempt == 2)
                 for method: HTTPMethod in [.put, .delete] {
                     _ = try await client.send(Request<Flaky>(method, "flaky/\(method)", query: ["failures": 1]))
@@ -151,7 +151,7 @@ struct RetryTests {
                 let fromDate = try #require(sleeper.recorded.last)
                 #expect(fromDate > .seconds(29) - elapsed && fromDate <= .seconds(30), "\(fromDate) after \(elapsed)")
                 // More than the budget has left: no retry, the 503 is the answer.
-                let short = RetryPolicy(maximumAttempts: 3, budget: .seconds(60), sleeper: sleeper)
+                let short = RetryPolicy(maximumAttempts: 3, budget: .seconds(60)).sleeping(with: sleeper)
                 do throws(CourierError) {
                     _ = try await client.send(Request<Flaky>(.get, "flaky/long", query: ["failures": 1, "retry_after": 120]).retry(short))
                     Issue.record("a Retry-After beyond the budget was waited for")
@@ -219,7 +219,7 @@ struct RetryTests {
                 let sleeper = RecordingSleeper()
                 let client = server.client(transport)
                 let upload = Request<Flaky>.upload("flaky/upload", parts: [.file("file", url)], query: ["failures": 1])
-                    .retry(RetryPolicy(maximumAttempts: 2, retriesAnyMethod: true, sleeper: sleeper))
+                    .retry(RetryPolicy(maximumAttempts: 2, retriesAnyMethod: true).sleeping(with: sleeper))
                 let sent = try client.transportRequest(for: upload)
                 #expect(sent.bodyStream != nil)
                 let response = try await client.send(upload)
@@ -228,5 +228,14 @@ struct RetryTests {
                 #expect(response.metrics.bytesSent == 2 * sent.bodyLength)
             }
         }
+    }
+}
+
+extension RetryPolicy {
+    /// The same policy, waiting with `sleeper` (which records the delays and returns at once).
+    func sleeping(with sleeper: any RetrySleeper) -> RetryPolicy {
+        var policy = self
+        policy.sleeper = sleeper
+        return policy
     }
 }

@@ -34,7 +34,7 @@ public struct RetryPolicy: Sendable {
     /// server can take the same request twice.
     public var retriesAnyMethod: Bool
     /// Waits between attempts; Courier's own tests replace it to see the delays without waiting.
-    package var sleeper: any RetrySleeper
+    package var sleeper: any RetrySleeper = TaskSleeper()
 
     /// The failures (other than a status code) a policy can retry.
     public struct RetryableFailure: Sendable, Hashable {
@@ -57,19 +57,6 @@ public struct RetryPolicy: Sendable {
         retryableFailures: Set<RetryableFailure> = [.cannotConnect, .connectionLost, .timedOut],
         retriesAnyMethod: Bool = false
     ) {
-        self.init(
-            maximumAttempts: maximumAttempts, baseDelay: baseDelay, maximumDelay: maximumDelay, budget: budget,
-            retryableStatusCodes: retryableStatusCodes, retryableFailures: retryableFailures,
-            retriesAnyMethod: retriesAnyMethod, sleeper: TaskSleeper())
-    }
-
-    /// Creates a policy that waits with `sleeper`.
-    package init(
-        maximumAttempts: Int = 3, baseDelay: Duration = .milliseconds(500), maximumDelay: Duration = .seconds(30),
-        budget: Duration = .seconds(60), retryableStatusCodes: Set<Int> = [408, 429, 502, 503, 504],
-        retryableFailures: Set<RetryableFailure> = [.cannotConnect, .connectionLost, .timedOut],
-        retriesAnyMethod: Bool = false, sleeper: any RetrySleeper
-    ) {
         self.maximumAttempts = max(1, maximumAttempts)
         self.baseDelay = max(.zero, baseDelay)
         self.maximumDelay = max(.zero, maximumDelay)
@@ -77,7 +64,6 @@ public struct RetryPolicy: Sendable {
         self.retryableStatusCodes = retryableStatusCodes
         self.retryableFailures = retryableFailures
         self.retriesAnyMethod = retriesAnyMethod
-        self.sleeper = sleeper
     }
 
     /// No retries: every request is sent once.

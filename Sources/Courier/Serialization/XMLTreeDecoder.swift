@@ -70,65 +70,56 @@ public struct XMLTreeDecoder: DataDecoder {
     }
 }
 
-/// What one decoding read, as it is read: a tree of slots that becomes a JSON value.
+/// What one decoding read, as it is read: a tree of slots that becomes a JSON value. Members and
+/// elements are added in place (no copy of the slot's dictionary or array per addition).
 final class ReadSlot {
-    private enum Content {
-        case unread
-        case value(JSONValue)
-        case object([String: ReadSlot])
-        case list([ReadSlot])
-    }
+    private enum Kind { case unread, value, object, list }
 
-    private var content = Content.unread
+    private var kind = Kind.unread
+    private var value = JSONValue.null
+    private var members: [String: ReadSlot] = [:]
+    private var elements: [ReadSlot] = []
 
     /// Records a scalar (or `null`) read here.
-    func record(_ value: JSONValue) { content = .value(value) }
-
-    /// The slot of member `name` of an object read here.
-    func member(_ name: String) -> ReadSlot {
-        var members: [String: ReadSlot] = [:]
-        if case .object(let existing) = content { members = existing }
-        if let slot = members[name] { return slot }
-        let slot = ReadSlot()
-        members[name] = slot
-        content = .object(members)
-        return slot
+    func record(_ value: JSONValue) {
+        kind = .value
+        self.value = value
     }
 
     /// Marks an object read here (also one none of whose members were read).
     func beginObject() {
-        if case .object = content { return }
-        content = .object([:])
+        if kind != .object { kind = .object }
+    }
+
+    /// The slot of member `name` of an object read here.
+    func member(_ name: String) -> ReadSlot {
+        beginObject()
+        if let slot = members[name] { return slot }
+        let slot = ReadSlot()
+        members[name] = slot
+        return slot
     }
 
     /// Marks a list read here.
     func beginList() {
-        if case .list = content { return }
-        content = .list([])
+        if kind != .list { kind = .list }
     }
 
     /// The slot of the next element of a list read here.
     func nextElement() -> ReadSlot {
-        var elements: [ReadSlot] = []
-        if case .list(let existing) = content { elements = existing }
+        beginList()
         let slot = ReadSlot()
         elements.append(slot)
-        content = .list(elements)
         return slot
     }
 
     var json: JSONValue {
-        switch content {
+        switch kind {
         case .unread: .null
-        case .value(let value): value
-        case .object(let members): .object(members.compactMapValues { $0.isUnread ? nil : $0.json })
-        case .list(let elements): .array(elements.map(\.json))
+        case .value: value
+        case .object: .object(members.compactMapValues { $0.kind == .unread ? nil : $0.json })
+        case .list: .array(elements.map(\.json))
         }
-    }
-
-    private var isUnread: Bool {
-        if case .unread = content { return true }
-        return false
     }
 }
 

@@ -11,11 +11,11 @@ extension APIClient {
     /// response cache and the sharing of identical requests do not: every call is its own exchange.
     /// ``ClientConfiguration/timeout`` (or the request's) is the longest the stream may go quiet.
     public func stream(_ request: Request<Data>) async throws(CourierError) -> ResponseStream {
-        try await streaming(request) { response, id, record throws(CourierError) in
+        try await streaming(request) { response, record throws(CourierError) in
             notifyAnswer(from: response.url)
             // The record stays open until the reader is done with the body.
             return ResponseStream(
-                statusCode: response.statusCode, headers: response.headers, url: response.url, requestID: id,
+                statusCode: response.statusCode, headers: response.headers, url: response.url, requestID: record.id,
                 decoder: request.decoder ?? configuration.decoder,
                 body: response.liveBody ?? LiveBody(whole: response.body, url: response.url),
                 record: StreamRecord(client: self, record: record, response: response))
@@ -31,7 +31,7 @@ extension APIClient {
     /// - Throws: ``CourierError``; a non-2xx status carries its body as usual and leaves
     ///   `destination` untouched, as does a failure part way (the part is removed).
     public func download(_ request: Request<Data>, to destination: URL) async throws(CourierError) -> Response<URL> {
-        try await streaming(request) { response, id, record throws(CourierError) in
+        try await streaming(request) { response, record throws(CourierError) in
             let body = response.liveBody ?? LiveBody(whole: response.body, url: response.url)
             var failure: CourierError?
             do throws(CourierError) {
@@ -42,29 +42,29 @@ extension APIClient {
             // What the attempt did not count: the body that went to the file as it arrived.
             let arrived = body.received - Int64(response.body.count)
             recordBody(&record, bytes: arrived, outcome: RequestRecord.BodyOutcome(stoppedByReader: false, events: nil))
-            if let failure { throw complete(failure, id: id, record: record) }
+            if let failure { throw complete(failure, record: record) }
             let metrics = finish(&record, source: .network, statusCode: response.statusCode)
             var answer = Response(
                 value: destination, statusCode: response.statusCode, headers: response.headers, data: Data(), url: response.url,
-                source: .network, requestID: id, duration: ContinuousClock.now - record.start)
+                source: .network, requestID: record.id, duration: ContinuousClock.now - record.start)
             answer.metrics = metrics
             return answer
         }
     }
 
-    /// The pipeline of a request whose 2xx body is read as it arrives: ``perform(_:id:record:)``
+    /// The pipeline of a request whose 2xx body is read as it arrives: ``perform(_:record:)``
     /// with the body streamed, then `consume` with the response (its head, for a live body); a
     /// failure of either is reported once.
     private func streaming<Result>(
         _ request: Request<Data>,
-        _ consume: (TransportResponse, RequestID, inout RequestRecord) async throws(CourierError) -> Result
+        _ consume: (TransportResponse, inout RequestRecord) async throws(CourierError) -> Result
     ) async throws(CourierError) -> Result {
         let id = RequestID.next()
         let settings = request.settings
         var record = beginRecord(settings, id: id, streamsBody: true)
         do throws(CourierError) {
-            let response = try await perform(settings, id: id, record: &record)
-            return try await consume(response, id, &record)
+            let response = try await perform(settings, record: &record)
+            return try await consume(response, &record)
         } catch {
             throw await report(finish(&record, failure: error), record: record, settings: settings)
         }

@@ -31,14 +31,15 @@ final class WaitingRoom<Guest: WaitingRoomGuest>: Sendable {
         var nextID = 0
         /// The outcome, kept once it came only for callers that took a place but had not waited.
         var outcome: Outcome?
-        /// The room takes no one new: the outcome came, or everyone left a room that closes then.
-        var closed = false
         /// Stops the work; `nil` before it is known and once the outcome came.
         var stop: (@Sendable () -> Void)?
         /// Everyone left before the outcome: the work is to be stopped.
         var abandoned = false
         /// The outcome came.
         var finished = false
+
+        /// The room takes no one new: the outcome came, or everyone left a room that closes then.
+        var closed: Bool { finished || abandoned }
     }
 
     private let state: Locked<State>
@@ -112,8 +113,7 @@ final class WaitingRoom<Guest: WaitingRoomGuest>: Sendable {
             guard !state.finished, let index = state.places.firstIndex(where: { $0.id == id }) else { return (nil, nil) }
             let place = state.places.remove(at: index)
             if place.continuation == nil { state.departed.append(id) }
-            guard closesWhenEmpty, state.places.isEmpty, !state.closed else { return (place, nil) }
-            state.closed = true
+            guard closesWhenEmpty, state.places.isEmpty, !state.abandoned else { return (place, nil) }
             state.abandoned = true
             defer { state.stop = nil }
             return (place, state.stop)
@@ -126,7 +126,6 @@ final class WaitingRoom<Guest: WaitingRoomGuest>: Sendable {
     /// wait; the room takes no one new.
     func finish(with outcome: Outcome) {
         let waiting: [Place] = state.withLock { state in
-            state.closed = true
             state.finished = true
             // The work can hold what holds this room: let it go now that there is nothing to stop.
             state.stop = nil

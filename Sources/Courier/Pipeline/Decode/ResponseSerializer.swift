@@ -105,7 +105,7 @@ extension ResponseSerializer where Value == XMLNode {
 extension APIClient {
     /// Decodes a response into the request's value type.
     func decode<Value>(
-        _ response: TransportResponse, for request: Request<Value>, id: RequestID, start: ContinuousClock.Instant,
+        _ response: TransportResponse, for request: Request<Value>, record: RequestRecord,
         source: ResponseSource
     ) throws(CourierError) -> Response<Value> {
         let context = SerializationContext(
@@ -123,7 +123,7 @@ extension APIClient {
         }
         return Response(
             value: value, statusCode: response.statusCode, headers: response.headers, data: response.body,
-            url: response.url, source: source, requestID: id, duration: ContinuousClock.now - start)
+            url: response.url, source: source, requestID: record.id, duration: ContinuousClock.now - record.start)
     }
 
     /// The error for a response a delegate hook turned into one.

@@ -34,7 +34,7 @@ extension APIClient {
     ) async throws(CourierError) -> Response<Value> {
         var record = beginRecord(request.settings, id: id)
         do throws(CourierError) {
-            var response = try await serve(request, id: id, record: &record, cached: cached)
+            var response = try await serve(request, record: &record, cached: cached)
             response.metrics = finish(&record, source: response.source, statusCode: response.statusCode)
             if response.source == .network { notifyAnswer(from: response.url) }
             return response

@@ -8,7 +8,7 @@ extension APIClient {
     /// once. A failure comes out completed (classified, with its user message and metrics) but not
     /// reported: ``deliver(_:id:cached:)`` reports it once a fallback had its chance.
     func perform(
-        _ settings: RequestSettings, id: RequestID, record: inout RequestRecord
+        _ settings: RequestSettings, record: inout RequestRecord
     ) async throws(CourierError) -> TransportResponse {
         do {
             let observer = progressObserver(for: settings)
@@ -24,7 +24,7 @@ extension APIClient {
                     record.sent = wire
                     try RequestValidation.check(wire, "The request APIClientDelegate.client(_:willSend:) returned")
                 }
-                log(id, wire)
+                log(record.id, wire)
                 var response: TransportResponse
                 do {
                     response = try await attempt(wire, settings: settings, observer: observer.transfer, record: &record)
@@ -37,7 +37,7 @@ extension APIClient {
                     continue
                 }
                 authentication?.capture(from: response)
-                log(id, response)
+                log(record.id, response)
                 if !refreshedCredentials, try await refreshed(after: response, sentVersion: credentialsVersion) {
                     refreshedCredentials = true
                     continue
@@ -68,15 +68,15 @@ extension APIClient {
                 return response
             }
         } catch {
-            throw complete(error, id: id, record: record)
+            throw complete(error, record: record)
         }
     }
 
     /// Completes a failure: classification, user message, request id, attempts and metrics so far.
-    func complete(_ error: any Error, id: RequestID, record: RequestRecord) -> CourierError {
+    func complete(_ error: any Error, record: RequestRecord) -> CourierError {
         var failure = CourierError.wrap(error, url: record.sent?.url)
         if Task.isCancelled, failure.kind == .transport { failure = .cancelled(record.sent?.url) }
-        failure.requestID = id
+        failure.requestID = record.id
         if record.metrics.attempts > 1, failure.metrics == nil {
             failure.message += " (\(record.metrics.attempts) attempts)"
         }

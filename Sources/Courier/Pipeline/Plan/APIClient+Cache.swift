@@ -16,14 +16,14 @@ extension APIClient {
     /// (performed, decoded, then stored or invalidating per the plan), and in offline mode the
     /// cached answer when the network is unreachable. A failure is thrown unreported.
     func serve<Value>(
-        _ request: Request<Value>, id: RequestID, record: inout RequestRecord, cached: ((Response<Value>) async -> Void)?
+        _ request: Request<Value>, record: inout RequestRecord, cached: ((Response<Value>) async -> Void)?
     ) async throws(CourierError) -> Response<Value> {
         var settings = request.settings
         let plan = cachePlan(for: settings)
         var stored: CachedResponse?
         if let plan, plan.option != .networkOnly {
             if let entry = plan.cache.response(for: plan.key),
-               let response = try? decode(entry.transportResponse, for: request, id: id, start: record.start, source: .cache) {
+               let response = try? decode(entry.transportResponse, for: request, record: record, source: .cache) {
                 recordCache("hit", record)
                 stored = entry
                 if plan.option == .cacheOnly || configuration.cacheFreshness.isFresh(entry) { return response }
@@ -34,12 +34,12 @@ extension APIClient {
             }
         }
         do throws(CourierError) {
-            let response = try await perform(settings, id: id, record: &record)
+            let response = try await perform(settings, record: &record)
             let decoded: Response<Value>
             do {
-                decoded = try decode(response, for: request, id: id, start: record.start, source: .network)
+                decoded = try decode(response, for: request, record: record, source: .network)
             } catch {
-                throw complete(error, id: id, record: record)
+                throw complete(error, record: record)
             }
             if let plan {
                 if !revalidatedUnchanged(response, record: record) { self.record(response, method: settings.method, plan: plan) }
@@ -49,10 +49,10 @@ extension APIClient {
         } catch {
             guard let plan, plan.offline, error.classification.isUnreachable,
                   let entry = stored ?? plan.cache.response(for: plan.key),
-                  let response = try? decode(entry.transportResponse, for: request, id: id, start: record.start, source: .offlineCache)
+                  let response = try? decode(entry.transportResponse, for: request, record: record, source: .offlineCache)
             else { throw error }
             recordCache("offline", record)
-            configuration.logger.debug("Courier \(id) answered from the cache: \(error.message)")
+            configuration.logger.debug("Courier \(record.id) answered from the cache: \(error.message)")
             return response
         }
     }
