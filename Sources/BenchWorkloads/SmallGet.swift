@@ -37,8 +37,9 @@ package enum SmallGet {
     ///
     /// With `feature`, every optional feature is off but the one named, for the per-feature lines
     /// of `courier-bench overhead`: `off` (none), `sharing` (in-flight sharing, nobody joining),
-    /// `metrics` (a counting backend), `tracing` (``RecordingTracer``), `tracing-inmemory`
-    /// (swift-distributed-tracing's `InMemoryTracer`, whose own cost dwarfs Courier's), `cache` (a lookup that
+    /// `metrics` (a counting backend), `tracing` (``AcceptingTracer``: Courier's own part),
+    /// `tracing-recording` (``RecordingTracer``), `tracing-inmemory` (swift-distributed-tracing's
+    /// `InMemoryTracer`, whose own cost dwarfs Courier's), `cache` (a lookup that
     /// misses; requests are not stored), `retry` (a policy set, never needed), `record` (every GET recorded into a
     /// cassette in the temporary directory, through `RecordingTransport`).
     package static func client(_ baseURL: URL, _ transport: any HTTPTransport, feature: String? = nil) throws -> APIClient {
@@ -52,7 +53,8 @@ package enum SmallGet {
             case "off": break
             case "sharing": configuration.deduplicatesRequests = true
             case "metrics": configuration.metricsFactory = CountingMetrics()
-            case "tracing": configuration.tracer = RecordingTracer()
+            case "tracing": configuration.tracer = AcceptingTracer()
+            case "tracing-recording": configuration.tracer = RecordingTracer()
             case "tracing-inmemory": configuration.tracer = InMemoryTracer()
             case "cache":
                 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-cache-\(UUID().uuidString)")

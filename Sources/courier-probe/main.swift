@@ -15,7 +15,7 @@ import Glibc
 //
 //   courier-probe --url BASE --side courier|raw|raw-delegate --transport ahc|urlsession
 //                 [--path sample] [--count N] [--warmup N] [--concurrency C] [--allocations]
-//                 [--feature off|sharing|metrics|tracing|cache|retry|record]
+//                 [--feature off|sharing|metrics|tracing|tracing-recording|tracing-inmemory|cache|retry|record]
 //
 // It sends `warmup` GETs, then `count` more while counting, and prints one line:
 //   switches=… voluntary=… involuntary=… mallocs=… bytes=…   (per request)

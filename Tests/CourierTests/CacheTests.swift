@@ -260,6 +260,29 @@ import Testing
         }
     }
 
+    /// Two caches on one directory, as two processes would have: an entry the second stores after
+    /// the first has looked for it (and found nothing stored for the path, which a lookup answers
+    /// without the key's digest) is found by the first, from disk.
+    @Test func anEntryAnotherCacheStoredOnTheDirectoryIsFound() async throws {
+        try await withTemporaryCache { first, directory in
+            let second = ResponseCache(directory: directory.url)
+            await second.loaded()
+            try await withServer { server in
+                let one = client(server, URLSessionTransport(), first)
+                let other = client(server, URLSessionTransport(), second)
+                try await one.putDocument("shared", "stored by the other")
+                let before = try await one.send(document(.cacheOnly, name: "shared").notSavedInCache())
+                #expect(before.source == .network)
+                #expect(one.cachedResponse(for: document(.cacheOnly, name: "shared")) == nil)
+                _ = try await other.send(document(.cacheOnly, name: "shared"))
+                #expect(server.requestCount("GET", Self.route) == 2)
+                let after = try await one.send(document(.cacheOnly, name: "shared"))
+                #expect(after.source == .cache && after.value == "stored by the other")
+                #expect(server.requestCount("GET", Self.route) == 2)
+            }
+        }
+    }
+
     @Test func anUnwritableDirectoryLeavesRequestsWorking() async throws {
         let parent = TemporaryDirectory()
         defer { parent.remove() }

@@ -70,7 +70,7 @@ final class AuthenticationState: Sendable {
                     hasher.add(string: name.lowercased())
                     hasher.add(string: credentials.headers.first { $0.key.lowercased() == name.lowercased() }?.value ?? "")
                 }
-                return "user-" + hasher.hex().prefix(32)
+                return "user-" + hasher.finalize().withUnsafeBytes { $0.hex }.prefix(32)
             } ?? CacheKey.publicScope
             state.scope = scope
             return scope

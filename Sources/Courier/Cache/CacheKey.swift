@@ -7,31 +7,71 @@ import Foundation
 /// On disk an entry is `<scope>/<path digest>/<digest>.apicache` under the cache directory: a
 /// user's entries go with one directory on logout, a path's entries with another on invalidation.
 public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
-    /// The SHA-256 of the request and scope, in lowercase hex (64 characters).
-    package let digest: String
     /// The auth scope: `public` when signed out, else a digest of the user's identity.
     package let scope: String
-    /// A digest of the method-independent URL without query: the entries a write to that path
-    /// invalidates.
-    package let pathDigest: String
-    /// The entry's file, relative to the cache directory.
+    /// The entry's file, relative to the cache directory: `<scope>/<path digest>/<digest>.apicache`.
     package let relativePath: String
 
     /// Creates a key from its parts.
     package init(digest: String, scope: String, pathDigest: String) {
-        self.digest = digest
         self.scope = scope
-        self.pathDigest = pathDigest
-        // Joined by hand: string interpolation costs several times more on this per-request path.
-        var path = String()
-        path.reserveCapacity(scope.utf8.count + pathDigest.utf8.count + digest.utf8.count + 11)
-        path += scope
-        path += "/"
-        path += pathDigest
-        path += "/"
-        path += digest
-        path += ".apicache"
-        relativePath = path
+        relativePath = scope + "/" + pathDigest + "/" + digest + Self.fileExtension
+    }
+
+    /// A key whose path is written in one pass, straight from the digests' bytes.
+    private init(scope: String, pathHash: UInt64, digest: UnsafeRawBufferPointer) {
+        self.scope = scope
+        var scope = scope
+        let suffix: StaticString = ".apicache"
+        let length = scope.utf8.count + 1 + 16 + 1 + digest.count * 2 + suffix.utf8CodeUnitCount
+        relativePath = scope.withUTF8 { scopeBytes in
+            String(unsafeUninitializedCapacity: length) { output in
+                guard let start = output.baseAddress else { return 0 }
+                var cursor = start
+                func hex(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x57 + nibble }
+                for byte in scopeBytes {
+                    cursor.pointee = byte
+                    cursor += 1
+                }
+                cursor.pointee = UInt8(ascii: "/")
+                cursor += 1
+                var hash = pathHash
+                for _ in 0..<8 {
+                    let byte = UInt8(truncatingIfNeeded: hash >> 56)
+                    cursor[0] = hex(byte >> 4)
+                    cursor[1] = hex(byte & 0x0F)
+                    cursor += 2
+                    hash <<= 8
+                }
+                cursor.pointee = UInt8(ascii: "/")
+                cursor += 1
+                for byte in digest {
+                    cursor[0] = hex(byte >> 4)
+                    cursor[1] = hex(byte & 0x0F)
+                    cursor += 2
+                }
+                suffix.withUTF8Buffer { bytes in
+                    for byte in bytes {
+                        cursor.pointee = byte
+                        cursor += 1
+                    }
+                }
+                return cursor - start
+            }
+        }
+    }
+
+    /// The SHA-256 of the request and scope, in lowercase hex (64 characters).
+    package var digest: String {
+        let name = relativePath.utf8.lastIndex(of: UInt8(ascii: "/")).map { relativePath.utf8.index(after: $0) } ?? relativePath.startIndex
+        return String(relativePath[name...].dropLast(Self.fileExtension.utf8.count))
+    }
+
+    /// A digest of the method-independent URL without query: the entries a write to that path
+    /// invalidates.
+    package var pathDigest: String {
+        let parts = relativePath.split(separator: "/")
+        return parts.count == 3 ? String(parts[1]) : ""
     }
 
     /// The entry's file path relative to the cache directory.
@@ -40,31 +80,62 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
     /// The scope of requests sent without credentials.
     package static let publicScope = "public"
 
-    /// A key for `method` and `url` with the query parameters canonicalised; `body` adds the
-    /// body's canonical form to the same digest.
-    static func make(
+    private static let fileExtension = ".apicache"
+
+    /// The key for `method` and `url` with the query parameters canonicalised, before its digest;
+    /// `body` adds the body's canonical form.
+    static func draft(
         method: HTTPMethod, url: String, query: Parameters, scope: String, body: (inout CanonicalHasher) -> Void
-    ) -> CacheKey {
+    ) -> Draft {
         var hasher = CanonicalHasher()
         hasher.add(string: method.rawValue)
         hasher.add(string: url)
         hasher.add(Parameter.object(query))
         body(&hasher)
         hasher.add(string: scope)
-        return CacheKey(digest: hasher.hex(), scope: scope, pathDigest: pathDigest(of: url))
+        return Draft(canonical: hasher, scope: scope, pathHash: pathHash(of: url))
+    }
+
+    /// A key before its SHA-256 is computed: the canonical request and the folder its entry would
+    /// be in, which is enough to know that nothing is stored for its path (a lookup that misses
+    /// there costs no digest).
+    struct Draft {
+        let canonical: CanonicalHasher
+        let scope: String
+        let pathHash: UInt64
+
+        /// The folder of the entries of the request's path: `<scope>/<path digest>`.
+        var folder: String { scope + "/" + pathDigest }
+
+        /// The digest of the URL's path, as in ``CacheKey/pathDigest``.
+        var pathDigest: String { withUnsafeBytes(of: pathHash.bigEndian) { $0.hex } }
+
+        /// The key, its SHA-256 computed now.
+        func key() -> CacheKey {
+            canonical.finalize().withUnsafeBytes { digest in
+                CacheKey(scope: scope, pathHash: pathHash, digest: digest)
+            }
+        }
     }
 
     /// A digest of a URL without its query (the bytes before any `?`): 16 hex characters of
     /// FNV-1a. It only groups entries for invalidation (a collision removes a few more entries),
     /// so it need not be cryptographic.
     static func pathDigest(of url: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in url.utf8 {
-            if byte == UInt8(ascii: "?") { break }
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
+        withUnsafeBytes(of: pathHash(of: url).bigEndian) { $0.hex }
+    }
+
+    private static func pathHash(of url: String) -> UInt64 {
+        var url = url
+        return url.withUTF8 { bytes in
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in bytes {
+                if byte == UInt8(ascii: "?") { break }
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0000_0100_0000_01b3
+            }
+            return hash
         }
-        return withUnsafeBytes(of: hash.bigEndian) { $0.hex }
     }
 }
 

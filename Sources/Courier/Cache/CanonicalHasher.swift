@@ -5,7 +5,9 @@ import Foundation
 /// runs length-prefixed, object keys sorted at every depth, binary values by their own digest.
 /// Two parameter sets that mean the same give the same digest whatever their dictionary order.
 struct CanonicalHasher {
-    private var hash = SHA256()
+    /// The digest so far; made when the gathered bytes first grow large, else when finalized (a
+    /// key whose digest is never needed costs none).
+    private var hash: SHA256?
     /// Small writes gather here and reach the digest in one update (each update is a call into
     /// BoringSSL, which costs more than the bytes of a typical key).
     private var pending: [UInt8] = []
@@ -14,7 +16,16 @@ struct CanonicalHasher {
 
     private mutating func flushIfLarge() {
         guard pending.count >= 4_096 else { return }
-        hash.update(data: pending)
+        flush()
+    }
+
+    /// Hands the gathered bytes to the digest, through its non-generic entry point (the generic
+    /// `update(data:)` looks up conformances at run time on every call).
+    private mutating func flush() {
+        var digest = hash ?? SHA256()
+        hash = nil  // one owner while it updates, so it is not copied
+        pending.withUnsafeBytes { digest.update(bufferPointer: $0) }
+        hash = digest
         pending.removeAll(keepingCapacity: true)
     }
 
@@ -23,7 +34,12 @@ struct CanonicalHasher {
     }
 
     mutating func add(length: Int) {
-        withUnsafeBytes(of: UInt64(length).littleEndian) { pending.append(contentsOf: $0) }
+        // Eight bytes, least significant first.
+        var rest = UInt64(length)
+        for _ in 0..<8 {
+            pending.append(UInt8(truncatingIfNeeded: rest))
+            rest >>= 8
+        }
     }
 
     mutating func add(string: String) {
@@ -32,11 +48,33 @@ struct CanonicalHasher {
         flushIfLarge()
     }
 
+    /// `number` in decimal, as `add(string: String(number))` adds it, without making the string.
+    mutating func add(decimal number: Int) {
+        // Written from the end of a 20-byte buffer (the longest Int, with its sign), no allocation.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+            var start = buffer.count
+            var rest = number.magnitude
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            if number < 0 {
+                start -= 1
+                buffer[start] = UInt8(ascii: "-")
+            }
+            add(length: buffer.count - start)
+            pending.append(contentsOf: buffer[start...])
+        }
+    }
+
     mutating func add(bytes: Data) {
         add(length: bytes.count)
-        hash.update(data: pending)
-        pending.removeAll(keepingCapacity: true)
-        hash.update(data: bytes)
+        flush()
+        var digest = hash ?? SHA256()
+        hash = nil
+        bytes.withUnsafeBytes { digest.update(bufferPointer: $0) }
+        hash = digest
     }
 
     mutating func add(_ parameter: Parameter) {
@@ -45,7 +83,7 @@ struct CanonicalHasher {
         case .bool(let flag): add(tag: flag ? 2 : 1)
         case .int(let number):
             add(tag: 3)
-            add(string: String(number))
+            add(decimal: number)
         case .double(let number):
             add(tag: 4)
             add(string: JSONWriter.format(number))
@@ -59,9 +97,14 @@ struct CanonicalHasher {
         case .object(let members):
             add(tag: 7)
             add(length: members.count)
-            for key in members.keys.sorted() {
+            if members.count == 1, let (key, value) = members.first {
                 add(string: key)
-                add(members[key]!)
+                add(value)
+            } else {
+                for (key, value) in members.sorted(by: { $0.key < $1.key }) {
+                    add(string: key)
+                    add(value)
+                }
             }
         case .data(let data, let fileName, let mimeType):
             add(tag: 8)
@@ -78,10 +121,11 @@ struct CanonicalHasher {
 
     mutating func add(_ json: JSONValue) { add(Parameter(json)) }
 
-    func hex() -> String {
-        var hash = hash
-        hash.update(data: pending)
-        return hash.finalize().withUnsafeBytes { $0.hex }
+    /// The digest of everything added.
+    func finalize() -> SHA256Digest {
+        var digest = hash ?? SHA256()
+        pending.withUnsafeBytes { digest.update(bufferPointer: $0) }
+        return digest.finalize()
     }
 
     /// The SHA-256 of a file's content, read in chunks.

@@ -21,10 +21,11 @@ struct DiskCacheStore: Sendable {
 
     /// The entry, or `nil` when absent; a file that is corrupt, truncated or foreign is removed.
     func read(_ key: CacheKey) -> Result<CachedResponse, CacheEntryCodec.Failure>? {
-        let path = directoryPath + key.relativePath
-        // A miss is the common case: one `open` that fails, no error object built and dropped.
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // A miss is the common case: one `open` that fails, no error object built and dropped,
+        // and no path string made for it (the C path is written on the stack).
+        let descriptor = Self.withCPath(directoryPath, key.relativePath) { open($0, O_RDONLY | O_CLOEXEC) }
         guard descriptor >= 0 else { return nil }
+        let path = directoryPath + key.relativePath
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         let data: Data
         do {
@@ -37,6 +38,28 @@ struct DiskCacheStore: Sendable {
         } catch {
             try? FileManager.default.removeItem(atPath: path)
             return .failure(error)
+        }
+    }
+
+    /// Whether the folder `relative` (`<scope>/<path digest>`) exists: when it does not, no entry
+    /// of that path is stored.
+    func hasFolder(_ relative: String) -> Bool {
+        Self.withCPath(directoryPath, relative) { access($0, F_OK) == 0 }
+    }
+
+    /// Calls `body` with `directory` and `relative` joined as a NUL-terminated C string.
+    private static func withCPath<Result>(_ directory: String, _ relative: String, _ body: (UnsafePointer<CChar>) -> Result) -> Result {
+        var directory = directory, relative = relative
+        return directory.withUTF8 { head in
+            relative.withUTF8 { tail in
+                withUnsafeTemporaryAllocation(of: CChar.self, capacity: head.count + tail.count + 1) { buffer in
+                    let bytes = UnsafeMutableRawBufferPointer(buffer)
+                    bytes.copyMemory(from: UnsafeRawBufferPointer(head))
+                    UnsafeMutableRawBufferPointer(rebasing: bytes[head.count...]).copyMemory(from: UnsafeRawBufferPointer(tail))
+                    buffer[head.count + tail.count] = 0
+                    return body(UnsafePointer(buffer.baseAddress.unsafelyUnwrapped))
+                }
+            }
         }
     }
 

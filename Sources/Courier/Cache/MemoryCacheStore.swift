@@ -4,6 +4,9 @@ struct MemoryCacheStore: Sendable {
     private(set) var entries: [String: CachedResponse] = [:]
     private(set) var usedBytes = 0
     var capacity: Int
+    /// How many entries each folder (`<scope>/<path digest>`) holds, for lookups that need to know
+    /// only whether a path has any.
+    private var folderCounts: [Substring: Int] = [:]
 
     init(capacity: Int) { self.capacity = capacity }
 
@@ -30,11 +33,24 @@ struct MemoryCacheStore: Sendable {
         }
         entries[relativePath] = response
         usedBytes += cost
+        folderCounts[Self.folder(of: relativePath), default: 0] += 1
         return true
     }
 
     mutating func remove(_ relativePath: String) {
-        if let old = entries.removeValue(forKey: relativePath) { usedBytes -= old.cost }
+        guard let old = entries.removeValue(forKey: relativePath) else { return }
+        usedBytes -= old.cost
+        let folder = Self.folder(of: relativePath)
+        if let count = folderCounts[folder], count > 1 { folderCounts[folder] = count - 1 } else { folderCounts[folder] = nil }
+    }
+
+    /// Whether any entry is in `folder`.
+    func hasEntries(in folder: String) -> Bool { folderCounts[Substring(folder)] != nil }
+
+    /// The folder of an entry's path: the text before its last `/`.
+    private static func folder(of relativePath: String) -> Substring {
+        guard let slash = relativePath.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
+        return relativePath[..<slash]
     }
 
     mutating func removeAll(under prefix: String) {

@@ -42,6 +42,14 @@ extension ResponseCache {
         }
     }
 
+    /// Whether the cache may hold entries in `folder` (`<scope>/<path digest>`): `false` only when
+    /// neither memory nor disk has any, so that a lookup there can miss without a key's digest.
+    func mayHoldEntries(in folder: String) -> Bool {
+        start()
+        if state.withLock({ $0.memory.hasEntries(in: folder) }) { return true }
+        return disk.hasFolder(folder)
+    }
+
     /// Stores `response` for `key`, replacing what was there; keeps it in memory if it fits.
     public func store(_ response: CachedResponse, for key: CacheKey) {
         start()

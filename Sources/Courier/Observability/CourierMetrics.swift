@@ -56,9 +56,28 @@ final class CourierMetrics: Sendable {
         }
     }
 
+    /// The requests a group of per-request series describes: method and name. A request's own
+    /// series (requests and durations by status class, bytes, time to first byte) are found with
+    /// one lookup of its group, not one per series.
+    struct Group: Hashable {
+        let method: HTTPMethod
+        let name: String?
+    }
+
+    /// The handlers of one group, each made when the group's first request needs it. Requests and
+    /// durations are by status class: index 0 for a failure without a response, 1…5 for `1xx`…`5xx`.
+    private struct GroupHandlers {
+        var requests = [(any CounterHandler)?](repeating: nil, count: 6)
+        var durations = [(any TimerHandler)?](repeating: nil, count: 6)
+        var bytesSent: (any CounterHandler)?
+        var bytesReceived: (any CounterHandler)?
+        var timeToFirstByte: (any TimerHandler)?
+    }
+
     private let factory: any MetricsFactory
     private let counters = Locked([Series: any CounterHandler]())
     private let timers = Locked([Series: any TimerHandler]())
+    private let groups = Locked([Group: GroupHandlers]())
 
     init(factory: any MetricsFactory) {
         self.factory = factory
@@ -85,4 +104,68 @@ final class CourierMetrics: Sendable {
         }
         handler.recordNanoseconds(duration.nanoseconds)
     }
+
+    /// Counts one attempt of a request in `group` with one lookup: a request with `status` (0 for
+    /// none) unless `counted` is false, the bytes sent and received when there were any, the time
+    /// to first byte when known.
+    func countAttempt(_ group: Group, counted: Bool, status: Int, sent: Int64, received: Int64, timeToFirstByte: Duration?) {
+        let statusClass = status / 100
+        guard (0...5).contains(statusClass) else {
+            // A status outside the standard classes goes through the general tables.
+            if counted { count(Series(metric: .requests, method: group.method, statusClass: statusClass, detail: nil, name: group.name)) }
+            countAttempt(group, counted: false, status: 0, sent: sent, received: received, timeToFirstByte: timeToFirstByte)
+            return
+        }
+        let (requests, bytesSent, bytesReceived, firstByte) = groups.withLock { groups in
+            modify(&groups[group, default: GroupHandlers()]) { handlers in
+                if counted, handlers.requests[statusClass] == nil {
+                    handlers.requests[statusClass] = makeCounter(.requests, group, statusClass: statusClass)
+                }
+                if sent > 0, handlers.bytesSent == nil { handlers.bytesSent = makeCounter(.bytesSent, group, statusClass: -1) }
+                if received > 0, handlers.bytesReceived == nil {
+                    handlers.bytesReceived = makeCounter(.bytesReceived, group, statusClass: -1)
+                }
+                if timeToFirstByte != nil, handlers.timeToFirstByte == nil {
+                    handlers.timeToFirstByte = factory.makeTimer(
+                        label: Metric.timeToFirstByte.label, dimensions: Self.dimensions(.timeToFirstByte, group, statusClass: -1))
+                }
+                return (counted ? handlers.requests[statusClass] : nil, sent > 0 ? handlers.bytesSent : nil,
+                        received > 0 ? handlers.bytesReceived : nil, timeToFirstByte != nil ? handlers.timeToFirstByte : nil)
+            }
+        }
+        requests?.increment(by: 1)
+        bytesSent?.increment(by: sent)
+        bytesReceived?.increment(by: received)
+        if let firstByte, let timeToFirstByte { firstByte.recordNanoseconds(timeToFirstByte.nanoseconds) }
+    }
+
+    /// Records the duration of a request in `group` that ended with `status` (0 for none).
+    func timeRequest(_ group: Group, status: Int, _ duration: Duration) {
+        let statusClass = status / 100
+        guard (0...5).contains(statusClass) else {
+            return time(Series(metric: .duration, method: group.method, statusClass: statusClass, detail: nil, name: group.name), duration)
+        }
+        let timer = groups.withLock { groups in
+            modify(&groups[group, default: GroupHandlers()]) { handlers in
+                if let timer = handlers.durations[statusClass] { return timer }
+                let timer = factory.makeTimer(label: Metric.duration.label, dimensions: Self.dimensions(.duration, group, statusClass: statusClass))
+                handlers.durations[statusClass] = timer
+                return timer
+            }
+        }
+        timer.recordNanoseconds(duration.nanoseconds)
+    }
+
+    private func makeCounter(_ metric: Metric, _ group: Group, statusClass: Int) -> any CounterHandler {
+        factory.makeCounter(label: metric.label, dimensions: Self.dimensions(metric, group, statusClass: statusClass))
+    }
+
+    private static func dimensions(_ metric: Metric, _ group: Group, statusClass: Int) -> [(String, String)] {
+        Series(metric: metric, method: group.method, statusClass: statusClass, detail: nil, name: group.name).dimensions
+    }
+}
+
+/// Runs `body` on `value` in place (a dictionary's `default:` subscript, looked up once).
+private func modify<Value, Result>(_ value: inout Value, _ body: (inout Value) -> Result) -> Result {
+    body(&value)
 }

@@ -22,6 +22,8 @@ struct RequestRecord: Sendable {
     var streamsBody = false
     /// The stored response this send revalidates (its conditions were added): a `304` answers with it.
     var revalidating: CachedResponse?
+    /// The request's URL before its query, when the cache plan made it (the wire request reuses it).
+    var urlBase: URLBuilder.Base?
     /// For a body read as it arrived (a stream, a download): how it ended, for the span.
     var body: BodyOutcome?
 

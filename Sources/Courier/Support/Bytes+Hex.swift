@@ -25,4 +25,4 @@ extension UnsafeRawBufferPointer {
     }
 }
 
-private let hexDigits = Array("0123456789abcdef".utf8)
+let hexDigits = Array("0123456789abcdef".utf8)

@@ -6,7 +6,9 @@
 /// stores), and a request that meets a 401 meanwhile joins it.
 final class RefreshCoordinator: Sendable {
     /// A request waiting for the refresh: it brings nothing the outcome is handed to.
-    struct Waiter: WaitingRoomGuest {
+    final class Waiter: WaitingRoomGuest {
+        /// The one waiter every caller brings: it holds nothing.
+        static let shared = Waiter()
         func arrive(with outcome: Result<Bool, any Error>) {}
     }
 
@@ -26,9 +28,9 @@ final class RefreshCoordinator: Sendable {
         if Task.isCancelled { throw CancellationError() }
         enum Next { case answer(Bool), join(WaitingRoom<Waiter>, Int), lead(WaitingRoom<Waiter>) }
         let next: Next = current.withLock { running in
-            if let room = running, let place = room.enter(Waiter()) { return .join(room, place) }
+            if let room = running, let place = room.enter(Waiter.shared) { return .join(room, place) }
             if currentVersion() != sentVersion { return .answer(true) }
-            let room = WaitingRoom(first: Waiter(), closesWhenEmpty: false)
+            let room = WaitingRoom(first: Waiter.shared, closesWhenEmpty: false)
             running = room
             return .lead(room)
         }

@@ -116,9 +116,14 @@ package protocol InFlightWatcher: Sendable {
 final class SharedExchange: Sendable {
     /// A caller of the exchange: its progress observer, and whether it is owed the one final
     /// download report of an exchange that reports no progress.
-    struct Caller: WaitingRoomGuest {
+    final class Caller: WaitingRoomGuest {
         let observer: TransferObserver
         let reportsFinal: Bool
+
+        init(observer: TransferObserver, reportsFinal: Bool) {
+            self.observer = observer
+            self.reportsFinal = reportsFinal
+        }
 
         /// The one download report of a caller whose exchange reported none: the whole body.
         func arrive(with outcome: Result<TransportResponse, any Error>) {

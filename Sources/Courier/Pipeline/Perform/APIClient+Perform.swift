@@ -17,7 +17,7 @@ extension APIClient {
             let firstStart = ContinuousClock.now
             var refreshedCredentials = false
             while true {
-                var (wire, credentialsVersion) = try prepare(settings, streamsBody: record.streamsBody)
+                var (wire, credentialsVersion) = try prepare(settings, streamsBody: record.streamsBody, urlBase: record.urlBase)
                 record.sent = wire
                 if let delegate = configuration.delegate {
                     wire = try await delegate.client(self, willSend: wire)

@@ -1,14 +1,42 @@
 import Foundation
 
 extension APIClient {
-    /// How one request uses the cache.
-    struct CachePlan {
+    /// How one request uses the cache. A class, used by one send: its key's digest is computed
+    /// once, when the key is first needed (a lookup in a folder with no entries needs none).
+    final class CachePlan {
         let cache: ResponseCache
-        let key: CacheKey
+        let draft: CacheKey.Draft
+        private var resolvedKey: CacheKey?
+        /// The URL before its query, made for the key (the wire request reuses it).
+        let urlBase: URLBuilder.Base
         let option: CacheOption
         let offline: Bool
         /// Whether a successful response is stored.
         let saves: Bool
+
+        init(cache: ResponseCache, draft: CacheKey.Draft, urlBase: URLBuilder.Base, option: CacheOption, offline: Bool, saves: Bool) {
+            self.cache = cache
+            self.draft = draft
+            self.urlBase = urlBase
+            self.option = option
+            self.offline = offline
+            self.saves = saves
+        }
+
+        /// The key, with its digest.
+        var key: CacheKey {
+            if let resolvedKey { return resolvedKey }
+            let key = draft.key()
+            resolvedKey = key
+            return key
+        }
+
+        /// The stored response for the key, if any: none without computing the digest when
+        /// nothing is stored for the request's path.
+        func storedResponse() -> CachedResponse? {
+            guard cache.mayHoldEntries(in: draft.folder) else { return nil }
+            return cache.response(for: key)
+        }
     }
 
     /// The request through the cache as its option says: the cached answer (for
@@ -20,9 +48,10 @@ extension APIClient {
     ) async throws(CourierError) -> Response<Value> {
         var settings = request.settings
         let plan = cachePlan(for: settings)
+        record.urlBase = plan?.urlBase
         var stored: CachedResponse?
         if let plan, plan.option != .networkOnly {
-            if let entry = plan.cache.response(for: plan.key),
+            if let entry = plan.storedResponse(),
                let response = try? decode(entry.transportResponse, for: request, record: record, source: .cache) {
                 recordCache("hit", record)
                 stored = entry
@@ -48,7 +77,7 @@ extension APIClient {
             return decoded
         } catch {
             guard let plan, plan.offline, error.classification.isUnreachable,
-                  let entry = stored ?? plan.cache.response(for: plan.key),
+                  let entry = stored ?? plan.storedResponse(),
                   let response = try? decode(entry.transportResponse, for: request, record: record, source: .offlineCache)
             else { throw error }
             recordCache("offline", record)
@@ -65,9 +94,9 @@ extension APIClient {
         let usesCache = (option != .networkOnly || offline) && request.streamedBody == nil
         guard usesCache || (request.method.isWrite && configuration.invalidatesCacheOnWrite) else { return nil }
         // A write that only invalidates needs the scope and path, not the body's digest.
-        guard let key = try? (usesCache ? cacheKey(for: request) : cacheKey(for: request, hashingBody: false)) else { return nil }
+        guard let (draft, urlBase) = try? (usesCache ? cacheKey(for: request) : cacheKey(for: request, hashingBody: false)) else { return nil }
         return CachePlan(
-            cache: cache, key: key, option: option, offline: offline, saves: usesCache && request.shouldSaveInCache)
+            cache: cache, draft: draft, urlBase: urlBase, option: option, offline: offline, saves: usesCache && request.shouldSaveInCache)
     }
 
     /// Whether `response` is a stored entry a `304` confirmed without changing what the cache keeps
@@ -84,15 +113,16 @@ extension APIClient {
         guard (200..<300).contains(response.statusCode) else { return }
         if method.isWrite, configuration.invalidatesCacheOnWrite {
             let base = response.url.absoluteString.splittingQuery.base
-            plan.cache.removeAll(scope: plan.key.scope, pathDigest: plan.key.pathDigest)
-            plan.cache.removeAll(scope: plan.key.scope, pathDigest: CacheKey.pathDigest(of: base))
+            let scope = plan.draft.scope
+            plan.cache.removeAll(scope: scope, pathDigest: plan.draft.pathDigest)
+            plan.cache.removeAll(scope: scope, pathDigest: CacheKey.pathDigest(of: base))
             if let parent = URL(string: base)?.deletingLastPathComponent().absoluteString {
                 let trimmed = parent.hasSuffix("/") ? String(parent.dropLast()) : parent
-                plan.cache.removeAll(scope: plan.key.scope, pathDigest: CacheKey.pathDigest(of: trimmed))
+                plan.cache.removeAll(scope: scope, pathDigest: CacheKey.pathDigest(of: trimmed))
             }
         }
         guard plan.saves, response.statusCode != 304, response.isCacheable,
-              (authentication?.cacheScope ?? CacheKey.publicScope) == plan.key.scope
+              (authentication?.cacheScope ?? CacheKey.publicScope) == plan.draft.scope
         else { return }
         plan.cache.store(CachedResponse(response), for: plan.key)
     }

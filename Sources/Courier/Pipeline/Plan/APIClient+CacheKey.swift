@@ -3,7 +3,7 @@ import Foundation
 extension APIClient {
     /// The key `request`'s response is cached under, for the current user.
     public func cacheKey<Value>(for request: Request<Value>) throws(CourierError) -> CacheKey {
-        try cacheKey(for: request.settings)
+        try cacheKey(for: request.settings).draft.key()
     }
 
     /// The response cached for `request`, if any (counts as an access).
@@ -18,8 +18,11 @@ extension APIClient {
         cache.removeResponse(for: key)
     }
 
-    /// Method, URL, canonical parameters and body, and the auth scope.
-    func cacheKey(for request: RequestSettings, hashingBody: Bool = true) throws(CourierError) -> CacheKey {
+    /// The key of method, URL, canonical parameters and body, and the auth scope, before its
+    /// digest; and the URL before its query, which the wire request reuses.
+    func cacheKey(
+        for request: RequestSettings, hashingBody: Bool = true
+    ) throws(CourierError) -> (draft: CacheKey.Draft, urlBase: URLBuilder.Base) {
         var query = request.query
         var encoded: Data?
         switch request.body.content {
@@ -34,9 +37,10 @@ extension APIClient {
         default:
             break
         }
-        let url = try URLBuilder.text(prefix: urlPrefix(for: request), path: request.path, query: [:], validatingBase: false)
+        let base = try URLBuilder.base(prefix: urlPrefix(for: request), path: request.path)
+        let url = base.text
         let scope = authentication?.cacheScope ?? CacheKey.publicScope
-        return CacheKey.make(method: request.method, url: url, query: query, scope: scope) { hasher in
+        let draft = CacheKey.draft(method: request.method, url: url, query: query, scope: scope) { hasher in
             guard hashingBody else { return hasher.add(tag: 0) }
             switch request.body.content {
             case .parameters(let parameters) where !request.method.encodesParametersInURL:
@@ -61,5 +65,6 @@ extension APIClient {
                 hasher.add(tag: 0)
             }
         }
+        return (draft, base)
     }
 }

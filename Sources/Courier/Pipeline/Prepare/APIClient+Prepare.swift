@@ -13,8 +13,11 @@ extension APIClient {
         return URLBuilder.Prefix(baseURL: request.baseURL ?? configuration.baseURL, apiPath: request.apiPath ?? configuration.apiPath)
     }
 
-    /// The wire request and the version of the credentials it carries.
-    func prepare(_ request: RequestSettings, streamsBody: Bool = false) throws(CourierError) -> (request: TransportRequest, credentialsVersion: Int) {
+    /// The wire request and the version of the credentials it carries; `urlBase` is the URL before
+    /// its query when the cache plan already made it.
+    func prepare(
+        _ request: RequestSettings, streamsBody: Bool = false, urlBase: URLBuilder.Base? = nil
+    ) throws(CourierError) -> (request: TransportRequest, credentialsVersion: Int) {
         if let failure = request.preparationFailure {
             throw CourierError(.encodingFailed, "The request \(request.method) \(request.path) cannot be sent: \(failure).")
         }
@@ -54,7 +57,10 @@ extension APIClient {
             }
             (body, stream) = (nil, streamed)
         }
-        let url = try URLBuilder.url(prefix: urlPrefix(for: request), path: request.path, query: query)
+        let prefix = urlPrefix(for: request)
+        let base: URLBuilder.Base
+        if let urlBase { base = urlBase } else { base = try URLBuilder.base(prefix: prefix, path: request.path) }
+        let url = try URLBuilder.url(base, prefix: prefix, query: query)
         var headers = configuration.defaultHeaders
         headers.merge(request.headers)
         if let contentType = body?.contentType ?? stream?.contentType, !headers.contains("Content-Type") {

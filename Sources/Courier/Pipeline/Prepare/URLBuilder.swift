@@ -41,34 +41,50 @@ enum URLBuilder {
         }
     }
 
+    /// A request's URL before the query parameters are added: the prefix and the path (with any
+    /// query the path brought), and whether the path brought its own scheme and host.
+    struct Base: Sendable {
+        let text: String
+        let ownBase: Bool
+        let hasQuery: Bool
+    }
+
     static func url(prefix: Prefix, path: String, query: Parameters) throws(CourierError) -> URL {
-        let (text, ownBase) = try build(prefix: prefix, path: path, query: query, validatingBase: true)
+        try url(base(prefix: prefix, path: path), prefix: prefix, query: query)
+    }
+
+    /// The URL of `base` with `query` added, parsed and checked.
+    static func url(_ base: Base, prefix: Prefix, query: Parameters) throws(CourierError) -> URL {
+        if !base.ownBase, let problem = prefix.baseProblem { throw problem }
+        var text = base.text
+        do {
+            let encoded = try QueryStringEncoder.encode(query)
+            if !encoded.isEmpty {
+                text += base.hasQuery ? "&" : "?"
+                text += encoded
+            }
+        } catch {
+            throw CourierError(.encodingFailed, "The query parameters cannot be encoded: \(error)", underlyingError: error)
+        }
         guard let url = URL(string: text) else {
             throw CourierError(.invalidURL, "\"\(text)\" is not a valid URL.")
         }
         // A URL on the prefix has the prefix's scheme and host, checked once when it was made.
-        if ownBase { try validate(url, what: "The URL") }
+        if base.ownBase { try validate(url, what: "The URL") }
         return url
     }
 
-    /// The URL's text, before it is parsed and checked (what the cache's keys are made of: a base
-    /// URL that is not http(s) fails when the request is sent, so the key skips that check).
-    static func text(prefix: Prefix, path: String, query: Parameters, validatingBase: Bool) throws(CourierError) -> String {
-        try build(prefix: prefix, path: path, query: query, validatingBase: validatingBase).text
-    }
-
-    /// The URL's text, and whether the path brought its own scheme and host instead of the prefix's.
-    private static func build(
-        prefix: Prefix, path: String, query: Parameters, validatingBase: Bool
-    ) throws(CourierError) -> (text: String, ownBase: Bool) {
+    /// The URL before its query parameters (what the cache's keys are made of: a base URL that is
+    /// not http(s) fails when the request is sent, so this does not check it).
+    static func base(prefix: Prefix, path: String) throws(CourierError) -> Base {
         var pathPart = Substring(path)
         // Searches are on UTF-8 bytes: the separators are ASCII, and Character searches cost
         // grapheme breaking on every request.
         if let hash = pathPart.utf8.firstIndex(of: UInt8(ascii: "#")) { pathPart = pathPart[..<hash] }
-        var queryParts: [String] = []
+        var ownQuery: String?
         if let mark = pathPart.utf8.firstIndex(of: UInt8(ascii: "?")) {
             let existing = pathPart[pathPart.utf8.index(after: mark)...]
-            if !existing.isEmpty { queryParts.append(PercentEncoding.encodeQuery(String(existing))) }
+            if !existing.isEmpty { ownQuery = PercentEncoding.encodeQuery(String(existing)) }
             pathPart = pathPart[..<mark]
         }
         var text: String
@@ -83,7 +99,6 @@ enum URLBuilder {
         } else if schemeEnd != nil {
             throw CourierError(.invalidURL, "The path \"\(path)\" names a scheme other than http or https.")
         } else {
-            if validatingBase, let problem = prefix.baseProblem { throw problem }
             let tail = PercentEncoding.encodePath(String(pathPart.trimmingSlashes(leading: true, trailing: false)))
             text = String()
             text.reserveCapacity(prefix.text.utf8.count + tail.utf8.count + 32)
@@ -93,17 +108,11 @@ enum URLBuilder {
             mayHaveDotSegments = prefix.hasDotSegments || tail.utf8.contains(UInt8(ascii: "."))
         }
         if mayHaveDotSegments { text = Self.resolvingDotSegments(in: text) }
-        do {
-            let encoded = try QueryStringEncoder.encode(query)
-            if !encoded.isEmpty { queryParts.append(encoded) }
-        } catch {
-            throw CourierError(.encodingFailed, "The query parameters cannot be encoded: \(error)", underlyingError: error)
+        if let ownQuery {
+            text += "?"
+            text += ownQuery
         }
-        for (index, part) in queryParts.enumerated() {
-            text += index == 0 ? "?" : "&"
-            text += part
-        }
-        return (text, schemeEnd != nil)
+        return Base(text: text, ownBase: schemeEnd != nil, hasQuery: ownQuery != nil)
     }
 
     /// The URL text with the `.` and `..` segments of its path resolved (RFC 3986, 5.2.4), as a

@@ -29,13 +29,10 @@ extension APIClient {
         }
         guard let metrics = observability.metrics else { return }
         // A joined request sent nothing: it counts as a join, not as a request.
-        if !joined { metrics.count(series(.requests, record, status: response?.statusCode ?? 0)) }
-        if sent > 0 { metrics.count(series(.bytesSent, record), by: sent) }
-        if received > 0 { metrics.count(series(.bytesReceived, record), by: received) }
+        metrics.countAttempt(
+            group(record), counted: !joined, status: response?.statusCode ?? 0, sent: sent, received: received,
+            timeToFirstByte: response == nil ? nil : record.metrics.timeToFirstByte)
         if joined { metrics.count(series(.joins, record)) }
-        if let ttfb = record.metrics.timeToFirstByte, response != nil {
-            metrics.time(series(.timeToFirstByte, record), ttfb)
-        }
     }
 
     /// Counts the bytes (and Server-Sent Events) of a body read as it arrived, once the reader is
@@ -58,7 +55,7 @@ extension APIClient {
     func finish(_ record: inout RequestRecord, source: ResponseSource, statusCode: Int) -> RequestMetrics {
         record.metrics.source = source
         record.metrics.duration = .now - record.start
-        observability.metrics?.time(series(.duration, record, status: statusCode), record.metrics.duration)
+        observability.metrics?.timeRequest(group(record), status: statusCode, record.metrics.duration)
         if let span = record.span {
             if span.isRecording {
                 let record = record
@@ -79,7 +76,7 @@ extension APIClient {
         record.metrics.duration = .now - record.start
         failure.metrics = record.metrics
         if let metrics = observability.metrics {
-            metrics.time(series(.duration, record, status: failure.statusCode ?? 0), record.metrics.duration)
+            metrics.timeRequest(group(record), status: failure.statusCode ?? 0, record.metrics.duration)
             metrics.count(series(.failures, record, detail: failure.classification.metricName))
         }
         if let span = record.span {
@@ -142,6 +139,11 @@ extension APIClient {
         tracer.inject(span.context, into: &carrier, using: HTTPHeadersInjector())
         request.headers = carrier.headers
         return carrier.names
+    }
+
+    /// The group of this request's own series.
+    private func group(_ record: RequestRecord) -> CourierMetrics.Group {
+        CourierMetrics.Group(method: record.method, name: record.name)
     }
 
     /// The series of `metric` for this request; `status` 0 for a failure without a response.
