@@ -109,13 +109,13 @@ extension APIClient {
         source: ResponseSource
     ) throws(CourierError) -> Response<Value> {
         let context = SerializationContext(
-            statusCode: response.statusCode, headers: response.headers, decoder: request.decoder ?? configuration.decoder)
+            statusCode: response.statusCode, headers: response.headers, decoder: request.settings.decoder ?? configuration.decoder)
         let value: Value
         do {
             value = try request.serializer.serialize(response.body, context)
         } catch {
             var failure = CourierError(
-                .decodingFailed, "The response to \(request.method) \(response.url.path) could not be read as \(Value.self): \(DecodingErrorText.describe(error))",
+                .decodingFailed, "The response to \(request.settings.method) \(response.url.path) could not be read as \(Value.self): \(DecodingErrorText.describe(error))",
                 url: response.url, statusCode: response.statusCode, headers: response.headers, body: response.body,
                 underlyingError: error)
             failure.keyPath = DecodingErrorText.keyPath(of: error)
