@@ -145,6 +145,60 @@ import Testing
         }
     }
 
+    /// An answer from the cache carries the header fields the network's carried (an API's own
+    /// fields included), not only those the cache decides with; the connection's own are not kept.
+    @Test(arguments: TransportKind.allCases)
+    func aCachedAnswerCarriesTheHeadersThatWereStored(kind: TransportKind) async throws {
+        try await withTemporaryCache { cache, _ in
+            try await withServer { server in
+                try await kind.with { transport in
+                    let client = client(server, transport, cache)
+                    try await client.putDocument("a", "first")
+                    try await client.putDocument("b", "second")
+                    let network = try await client.send(document(.cacheOnly))
+                    let cached = try await client.send(document(.cacheOnly))
+                    #expect(network.source == .network && cached.source == .cache)
+                    for name in ["X-Document-Version", "ETag", "Last-Modified", "Content-Type", "Content-Length"] {
+                        #expect(cached.headers[name] != nil && cached.headers[name] == network.headers[name], "\(name)")
+                    }
+                    #expect(cached.headers["X-Document-Version"] == "1")
+                    #expect(cached.headers["Connection"] == nil && cached.headers["Transfer-Encoding"] == nil)
+                    let list = Request<JSONValue>(.get, "documents", cache: .cacheOnly)
+                    _ = try await client.send(list)
+                    let listed = try await client.send(list)
+                    #expect(listed.source == .cache && listed.headers["X-Total-Count"] == "2")
+                }
+            }
+        }
+    }
+
+    /// A 304 updates the stored entry's header fields (RFC 9111 §3.2): the same body stored again
+    /// on the server keeps its entity tag and changes its version, which the revalidated entry
+    /// then carries.
+    @Test func aNotModifiedAnswerUpdatesTheStoredHeaders() async throws {
+        try await withTemporaryCache { cache, _ in
+            try await withServer { server in
+                let client = client(server, URLSessionTransport(), cache)
+                try await client.putDocument("a", "same")
+                let first = try await client.send(document(.cacheOnly))
+                #expect(first.headers["X-Document-Version"] == "1")
+                // Stored again by another client: this one's write would remove its cached reads.
+                try await self.client(server, URLSessionTransport(), nil).putDocument("a", "same")
+                let revalidated = try await client.send(document(.networkOnly).header("If-None-Match", first.headers["ETag"] ?? ""))
+                #expect(revalidated.statusCode == 304, "the server keeps the entity tag of an unchanged body")
+                var responses: [Response<String>] = []
+                for try await response in client.responses(document(.both)) { responses.append(response) }
+                #expect(responses.map(\.source) == [.cache, .network])
+                #expect(responses.first?.headers["X-Document-Version"] == "1")
+                #expect(responses.last?.headers["X-Document-Version"] == "2" && responses.last?.value == "same")
+                #expect(server.notModifiedCount("GET", Self.route) == 2)
+                let stored = try #require(client.cachedResponse(for: document(.cacheOnly)))
+                #expect(stored.headers["X-Document-Version"] == "2" && stored.headers["ETag"] == first.headers["ETag"])
+                #expect(try await client.send(document(.cacheOnly)).headers["X-Document-Version"] == "2")
+            }
+        }
+    }
+
     /// A 304 that changes nothing the cache keeps does not rewrite the entry (under `.never`, which
     /// revalidates every time); under a rule that reads the storage time it does, to restart the age.
     @Test func aRevalidationRewritesTheEntryOnlyWhenItMatters() async throws {
@@ -252,6 +306,17 @@ import Testing
                 #expect(try ana.cacheKey(for: me) != bea.cacheKey(for: me))
                 let anaScope = try ana.cacheKey(for: me).scope
                 #expect(directory.files.contains { $0.hasPrefix(anaScope + "/") })
+                // The answers carried rotated credentials; no entry keeps them.
+                let stored = try #require(ana.cachedResponse(for: me))
+                #expect(AuthenticationTests.names.allSatisfy { stored.headers[$0] == nil })
+                for file in directory.files where file.hasSuffix(".apicache") {
+                    let bytes = try Data(contentsOf: directory.url.appendingPathComponent(file))
+                    for name in AuthenticationTests.names {
+                        // A field name in the entry's header: its length (UInt64, little-endian), then its bytes.
+                        let field = withUnsafeBytes(of: UInt64(name.utf8.count).littleEndian) { Data($0) } + Data(name.utf8)
+                        #expect(bytes.range(of: field) == nil, "\(file) holds \(name)")
+                    }
+                }
                 try ana.logout()
                 #expect(!directory.files.contains { $0.hasPrefix(anaScope + "/") })
                 #expect(try await bea.send(me).source == .cache)

@@ -6,7 +6,7 @@ import Foundation
 /// ```
 /// "CRCH" · version (1 byte) · header length (UInt32 LE) · header · checksum (32 bytes) · body
 /// ```
-/// The header holds the key's digest, status, URL, stored time, the kept headers and the body
+/// The header holds the key's digest, status, URL, stored time, the stored header fields and the body
 /// length; the checksum is the SHA-256 of header and body together, so a flipped bit anywhere, a
 /// truncated body or a file written for another key is refused.
 enum CacheEntryCodec {
@@ -69,7 +69,7 @@ enum CacheEntryCodec {
         var headers = HTTPHeaders()
         for _ in 0..<headerCount {
             guard let name = reader.string(), let value = reader.string() else { throw .malformedHeader }
-            headers[name] = value
+            headers.add(name: name, value: value)
         }
         guard let bodyLength = reader.integer(), reader.isAtEnd, let url = URL(string: urlText), status < 1_000 else {
             throw .malformedHeader

@@ -7,12 +7,15 @@ import Hummingbird
 /// `If-None-Match` or `If-Modified-Since` says the client's copy is current.
 enum ConditionalResponse {
     /// Answers `request` with `body`, or with a bodiless 304 when the client's copy is current.
-    /// The entity tag is a digest of the body; `lastModified` (whole seconds) is sent when given.
+    /// The entity tag is a digest of the body; `lastModified` (whole seconds) is sent when given;
+    /// `fields` go with both answers (a 304 carries the representation's current metadata).
     static func make(
-        _ request: Request, body: ByteBuffer, contentType: String, lastModified: Date?, cacheControl: String? = nil
+        _ request: Request, body: ByteBuffer, contentType: String, lastModified: Date?, cacheControl: String? = nil,
+        fields: HTTPFields = [:]
     ) -> Response {
         let etag = etag(of: body)
         var headers: HTTPFields = [.contentType: contentType, .eTag: etag]
+        headers.append(contentsOf: fields)
         if let lastModified, let text = HTTPDate.format(lastModified) { headers[.lastModified] = text }
         if let cacheControl { headers[.cacheControl] = cacheControl }
         if isCurrent(request, etag: etag, lastModified: lastModified) {

@@ -1,13 +1,16 @@
 import Foundation
 import GRDB
+import HTTPTypes
 import Hummingbird
 
 /// Named documents in SQLite, for cache tests and demos: any body, stored as sent.
 ///
-/// - `GET /documents` lists names and versions (JSON);
-/// - `GET /documents/{name}` returns the body with `ETag` and `Last-Modified`, `304` when the
-///   client's copy is current, `404` with a JSON error when absent; `?cacheControl=` sets the
-///   response's `Cache-Control` (`no-store`, `max-age=60`, …);
+/// - `GET /documents` lists names and versions (JSON), with their number in `X-Total-Count`;
+/// - `GET /documents/{name}` returns the body with `ETag`, `Last-Modified` and `X-Document-Version`
+///   (how many times it was stored: storing the same body again changes the version, not the
+///   entity tag, so a `304` carries the new version), `304` when the client's copy is current,
+///   `404` with a JSON error when absent; `?cacheControl=` sets the response's `Cache-Control`
+///   (`no-store`, `max-age=60`, …);
 /// - `PUT /documents/{name}` (or POST, PATCH) stores the body and answers `{"name", "version"}`;
 /// - `DELETE /documents/{name}` removes it.
 struct DocumentRoutes: Sendable {
@@ -30,22 +33,26 @@ struct DocumentRoutes: Sendable {
         let items = rows.map { ["name": $0.name, "version": String($0.version)] }
         let newest = rows.map(\.updatedAt).max()
         let body = ByteBuffer(data: try JSONEncoder().encode(["documents": items]))
-        return ConditionalResponse.make(request, body: body, contentType: "application/json", lastModified: newest)
+        return ConditionalResponse.make(
+            request, body: body, contentType: "application/json", lastModified: newest, fields: [Self.totalCount: String(rows.count)])
     }
 
     @Sendable func get(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let name = try context.parameters.require("name")
-        let row = try await database.queue.read { db -> (body: Data, contentType: String, updatedAt: Date)? in
-            try Row.fetchOne(db, sql: "SELECT body, contentType, updatedAt FROM document WHERE name = ?", arguments: [name])
-                .map { ($0["body"], $0["contentType"], $0["updatedAt"]) }
+        let row = try await database.queue.read { db -> (body: Data, contentType: String, updatedAt: Date, version: Int64)? in
+            try Row.fetchOne(db, sql: "SELECT body, contentType, updatedAt, version FROM document WHERE name = ?", arguments: [name])
+                .map { ($0["body"], $0["contentType"], $0["updatedAt"], $0["version"]) }
         }
         guard let row else {
             return try jsonResponse(["error": "The document \(name) does not exist."], status: .notFound)
         }
         return ConditionalResponse.make(
             request, body: ByteBuffer(data: row.body), contentType: row.contentType, lastModified: row.updatedAt,
-            cacheControl: request.uri.queryParameters.get("cacheControl"))
+            cacheControl: request.uri.queryParameters.get("cacheControl"), fields: [Self.documentVersion: String(row.version)])
     }
+
+    private static let totalCount = HTTPField.Name("X-Total-Count")!
+    private static let documentVersion = HTTPField.Name("X-Document-Version")!
 
     @Sendable func put(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let name = try context.parameters.require("name")

@@ -52,7 +52,7 @@ extension APIClient {
                     continue
                 }
                 if response.statusCode == 304, let stored = record.revalidating {
-                    response = stored.revalidated(by: response)
+                    response = stored.revalidated(by: response, excluding: configuration.authenticationHeaders)
                 }
                 await observer.flush()
                 if let delegate = configuration.delegate {

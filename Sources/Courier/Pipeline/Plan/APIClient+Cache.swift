@@ -99,13 +99,14 @@ extension APIClient {
             cache: cache, draft: draft, urlBase: urlBase, option: option, offline: offline, saves: usesCache && request.shouldSaveInCache)
     }
 
-    /// Whether `response` is a stored entry a `304` confirmed without changing what the cache keeps
-    /// of it (validators, freshness headers, type), under a freshness rule that does not read the
-    /// storage time: storing it again would rewrite the same entry on every revalidation.
+    /// Whether `response` is a stored entry a `304` confirmed without changing any header field the
+    /// cache keeps of it, under a freshness rule that does not read the storage time: storing it
+    /// again would rewrite the same entry on every revalidation.
     func revalidatedUnchanged(_ response: TransportResponse, record: RequestRecord) -> Bool {
         guard let stored = record.revalidating, record.statusCode == 304, !configuration.cacheFreshness.readsStorageTime else { return false }
         // Date aside: it changes with every answer and decides nothing here.
-        return CachedResponse.storedHeaderNames.allSatisfy { $0 == "Date" || stored.headers[$0] == response.headers[$0] }
+        func withoutDate(_ headers: HTTPHeaders) -> [HTTPHeaders.Field] { headers.fields.filter { !$0.name.caseInsensitiveEquals("Date") } }
+        return withoutDate(stored.headers) == withoutDate(CachedResponse.storable(response.headers, excluding: configuration.authenticationHeaders))
     }
 
     /// Stores a successful response, or invalidates a write's path.
@@ -124,7 +125,11 @@ extension APIClient {
         guard plan.saves, response.statusCode != 304, response.isCacheable,
               (authentication?.cacheScope ?? CacheKey.publicScope) == plan.draft.scope
         else { return }
-        plan.cache.store(CachedResponse(response), for: plan.key)
+        plan.cache.store(
+            CachedResponse(
+                statusCode: response.statusCode, storing: response.headers, excluding: configuration.authenticationHeaders,
+                body: response.body, url: response.url),
+            for: plan.key)
     }
 }
 
@@ -171,23 +176,30 @@ extension TransportResponse {
 }
 
 extension CachedResponse {
-    /// An entry for a received response, stored now.
-    init(_ response: TransportResponse) {
-        self.init(statusCode: response.statusCode, headers: response.headers, body: response.body, url: response.url)
-    }
-
     /// The entry as a transport response, for decoding.
     var transportResponse: TransportResponse {
         TransportResponse(url: url, statusCode: statusCode, headers: headers, body: body)
     }
 
-    /// The response a `304` stands for: this entry's status and body, its headers updated by the
-    /// `304`'s.
-    func revalidated(by notModified: TransportResponse) -> TransportResponse {
-        var merged = headers
-        for name in Self.storedHeaderNames {
-            if let value = notModified.headers[name] { merged[name] = value }
+    /// The response a `304` stands for: this entry's status and body, with its header fields
+    /// updated by the `304`'s as RFC 9111 §3.2 says: each field the `304` carries replaces the
+    /// stored field of that name, or is added, except `Content-Length` (the `304` has no body).
+    /// What a cache never stores is left out here too, and so are `excluded` fields (the
+    /// client's captured authentication headers): what is stored again stays free of them.
+    func revalidated(by notModified: TransportResponse, excluding excluded: [String]) -> TransportResponse {
+        let update = Self.storable(notModified.headers, excluding: excluded + ["Content-Length"])
+        var merged = HTTPHeaders()
+        merged.reserveCapacity(headers.count + update.count)
+        // A replaced field keeps its place (so an unchanged entry compares equal); new ones go last.
+        var placed: Set<String> = []
+        func place(_ name: String) {
+            guard placed.insert(name.lowercased()).inserted else { return }
+            for field in update where field.name.caseInsensitiveEquals(name) { merged.add(name: field.name, value: field.value) }
         }
+        for field in headers {
+            if update.contains(field.name) { place(field.name) } else { merged.add(name: field.name, value: field.value) }
+        }
+        for field in update { place(field.name) }
         return TransportResponse(url: notModified.url, statusCode: statusCode, headers: merged, body: body)
     }
 }
