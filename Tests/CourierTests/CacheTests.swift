@@ -279,6 +279,14 @@ import Testing
                 let keeping = self.client(server, URLSessionTransport(), cache) { $0.invalidatesCacheOnWrite = false }
                 try await keeping.putDocument("a", "3")
                 #expect(try await keeping.send(document(.cacheOnly)).value == "2")
+
+                // A write's Location names another path of the origin: its reads go too (RFC 9111 §4.4).
+                try await client.putDocument("b", "old b")
+                #expect(try await client.send(document(.cacheOnly, name: "b")).value == "old b")
+                let moved = try await client.send(Request<JSONValue>(.post, "documents/a/move", query: ["to": "b"]))
+                #expect(moved.statusCode == 201 && moved.headers["Location"] == "/documents/b")
+                #expect(client.cachedResponse(for: document(.cacheOnly, name: "b")) == nil)
+                #expect(try await client.send(document(.cacheOnly, name: "b")).value == "3")
             }
         }
     }

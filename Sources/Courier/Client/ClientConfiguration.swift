@@ -34,8 +34,9 @@ public struct ClientConfiguration: Sendable {
     public var offlineMode = false
     /// When a cached response answers a ``CacheOption/both`` request without a network request.
     public var cacheFreshness = CacheFreshness.never
-    /// Whether a successful POST, PUT, PATCH or DELETE removes the cached responses of its path
-    /// (any query) and of the parent path, for the current user. On by default.
+    /// Whether a POST, PUT, PATCH or DELETE answered with a 2xx or 3xx removes the current user's
+    /// cached responses of its path (any query), of the parent path, and of the paths its
+    /// `Location` and `Content-Location` name on the same origin (RFC 9111 §4.4). On by default.
     public var invalidatesCacheOnWrite = true
     /// The credential headers whose values identify the user for the cache's per-user scope; `nil`
     /// uses `uid` when ``authenticationHeaders`` has it, else all of them but ``expiryHeader``.

@@ -12,6 +12,8 @@ import Hummingbird
 ///   `404` with a JSON error when absent; `?cacheControl=` sets the response's `Cache-Control`
 ///   (`no-store`, `max-age=60`, …);
 /// - `PUT /documents/{name}` (or POST, PATCH) stores the body and answers `{"name", "version"}`;
+/// - `POST /documents/{name}/move?to=other` renames it (replacing `other`) and answers `201` with
+///   `Location: /documents/other`;
 /// - `DELETE /documents/{name}` removes it.
 struct DocumentRoutes: Sendable {
     let database: ServerDatabase
@@ -23,6 +25,7 @@ struct DocumentRoutes: Sendable {
             router.on("documents/{name}", method: method, use: put)
         }
         router.delete("documents/{name}", use: delete)
+        router.post("documents/{name}/move", use: move)
     }
 
     @Sendable func list(_ request: Request, context: BasicRequestContext) async throws -> Response {
@@ -66,6 +69,24 @@ struct DocumentRoutes: Sendable {
             return current + 1
         }
         return try jsonResponse(["name": name, "version": String(version)])
+    }
+
+    @Sendable func move(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let name = try context.parameters.require("name")
+        guard let target = request.uri.queryParameters.get("to"), !target.isEmpty, !target.contains("/") else {
+            return try jsonResponse(["error": "Name the new document with ?to= (no slash)."], status: .badRequest)
+        }
+        let moved = try await database.queue.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM document WHERE name = ?", arguments: [name]) != nil else { return false }
+            try db.execute(sql: "DELETE FROM document WHERE name = ?", arguments: [target])
+            try db.execute(
+                sql: "UPDATE document SET name = ?, version = version + 1, updatedAt = ? WHERE name = ?", arguments: [target, Date(), name])
+            return true
+        }
+        guard moved else { return try jsonResponse(["error": "The document \(name) does not exist."], status: .notFound) }
+        var response = try jsonResponse(["name": target], status: .created)
+        response.headers[.location] = "/documents/" + target
+        return response
     }
 
     @Sendable func delete(_ request: Request, context: BasicRequestContext) async throws -> Response {

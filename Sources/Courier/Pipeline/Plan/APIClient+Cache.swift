@@ -109,20 +109,12 @@ extension APIClient {
         return withoutDate(stored.headers) == withoutDate(CachedResponse.storable(response.headers, excluding: configuration.authenticationHeaders))
     }
 
-    /// Stores a successful response, or invalidates a write's path.
+    /// Stores a successful response, or invalidates a write's paths.
     func record(_ response: TransportResponse, method: HTTPMethod, plan: CachePlan) {
-        guard (200..<300).contains(response.statusCode) else { return }
-        if method.isWrite, configuration.invalidatesCacheOnWrite {
-            let base = response.url.absoluteString.splittingQuery.base
-            let scope = plan.draft.scope
-            plan.cache.removeAll(scope: scope, pathDigest: plan.draft.pathDigest)
-            plan.cache.removeAll(scope: scope, pathDigest: CacheKey.pathDigest(of: base))
-            if let parent = URL(string: base)?.deletingLastPathComponent().absoluteString {
-                let trimmed = parent.hasSuffix("/") ? String(parent.dropLast()) : parent
-                plan.cache.removeAll(scope: scope, pathDigest: CacheKey.pathDigest(of: trimmed))
-            }
+        if method.isWrite, configuration.invalidatesCacheOnWrite, (200..<400).contains(response.statusCode) {
+            invalidate(after: response, plan: plan)
         }
-        guard plan.saves, response.statusCode != 304, response.isCacheable,
+        guard (200..<300).contains(response.statusCode), plan.saves, response.statusCode != 304, response.isCacheable,
               (authentication?.cacheScope ?? CacheKey.publicScope) == plan.draft.scope
         else { return }
         plan.cache.store(
@@ -130,6 +122,29 @@ extension APIClient {
                 statusCode: response.statusCode, storing: response.headers, excluding: configuration.authenticationHeaders,
                 body: response.body, url: response.url),
             for: plan.key)
+    }
+}
+
+extension APIClient {
+    /// Removes the user's cached reads a write that succeeded (or redirected) made stale, of any
+    /// query: its own path, the path that answered and its parent, and the paths its `Location` and
+    /// `Content-Location` name on the same origin (RFC 9111 §4.4).
+    private func invalidate(after response: TransportResponse, plan: CachePlan) {
+        let base = response.url.absoluteString.splittingQuery.base
+        var paths = [plan.draft.pathDigest, CacheKey.pathDigest(of: base)]
+        if let parent = URL(string: base)?.deletingLastPathComponent().absoluteString {
+            paths.append(CacheKey.pathDigest(of: parent.hasSuffix("/") ? String(parent.dropLast()) : parent))
+        }
+        for name in ["Location", "Content-Location"] {
+            guard let value = response.headers[name], let named = URL(string: value, relativeTo: response.url)?.absoluteURL,
+                  named.origin == response.url.origin
+            else { continue }
+            paths.append(CacheKey.pathDigest(of: named.absoluteString.splittingQuery.base))
+        }
+        var removed: Set<String> = []
+        for path in paths where removed.insert(path).inserted {
+            plan.cache.removeAll(scope: plan.draft.scope, pathDigest: path)
+        }
     }
 }
 
