@@ -204,6 +204,8 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                // Entry files of an earlier format, written by hand.
+                .product(name: "Crypto", package: "swift-crypto"),
                 // Crash tests spawn hundreds of children: Foundation's Process.run on Linux
                 // (Swift 6.3) over-reads /proc/self/fd entries and crashes now and then.
                 .product(name: "Subprocess", package: "swift-subprocess"),

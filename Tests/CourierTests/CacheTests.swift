@@ -172,6 +172,60 @@ import Testing
         }
     }
 
+    /// One URL, two representations chosen by `Accept` (`Vary: Accept`, as seed 004 asks for JSON
+    /// and XML): each is stored and served to the requests it answers, side by side.
+    @Test(arguments: TransportKind.allCases)
+    func variantsOfOneURLAreStoredSideBySide(kind: TransportKind) async throws {
+        try await withTemporaryCache { cache, _ in
+            try await withServer { server in
+                try await kind.with { transport in
+                    let client = client(server, transport, cache)
+                    func sample(_ accept: String) -> Request<String> {
+                        Request<String>(.get, "sample", cache: .cacheOnly, serializer: .string).header("Accept", accept)
+                    }
+                    let json = try await client.send(sample("application/json"))
+                    let xml = try await client.send(sample("application/xml"))
+                    #expect(json.source == .network && xml.source == .network, "the JSON variant does not answer an XML request")
+                    #expect(json.headers["Vary"] == "Accept" && json.value.hasPrefix("{") && xml.value.hasPrefix("<"))
+                    for _ in 0..<2 {
+                        let cachedJSON = try await client.send(sample("application/json"))
+                        let cachedXML = try await client.send(sample("application/xml"))
+                        #expect(cachedJSON.source == .cache && cachedJSON.value == json.value)
+                        #expect(cachedXML.source == .cache && cachedXML.value == xml.value)
+                        #expect(cachedXML.headers["Content-Type"]?.hasPrefix("application/xml") == true)
+                    }
+                    #expect(server.requestCount("GET", "/sample") == 2)
+                    let other = try await client.send(sample("text/plain"))
+                    #expect(other.source == .network && other.value == json.value)
+                }
+            }
+        }
+    }
+
+    /// `Vary: *` is never answered from the cache; a `Vary` on a credential keeps only a digest of
+    /// it in the entry, and another credential's request is not answered with it.
+    @Test func varyStarIsNeverServedAndVariedCredentialsAreNotStored() async throws {
+        try await withTemporaryCache { cache, directory in
+            try await withServer { server in
+                let client = client(server, URLSessionTransport(), cache)
+                try await client.putDocument("a", "text")
+                let star = Request<String>(.get, "documents/a", query: ["vary": "*"], cache: .cacheOnly, serializer: .string)
+                #expect(try await client.send(star).source == .network)
+                #expect(try await client.send(star).source == .network)
+                let byToken = Request<String>(.get, "documents/a", query: ["vary": "Authorization"], cache: .cacheOnly, serializer: .string)
+                #expect(try await client.send(byToken.header("Authorization", "Bearer first-secret")).source == .network)
+                #expect(try await client.send(byToken.header("Authorization", "Bearer first-secret")).source == .cache)
+                #expect(try await client.send(byToken.header("Authorization", "Bearer second-secret")).source == .network)
+                #expect(try await client.send(byToken.header("Authorization", "Bearer first-secret")).source == .cache)
+                #expect(try await client.send(byToken.header("Authorization", "Bearer second-secret")).source == .cache)
+                for file in directory.files where file.hasSuffix(".apicache") {
+                    let bytes = try Data(contentsOf: directory.url.appendingPathComponent(file))
+                    #expect(bytes.range(of: Data("secret".utf8)) == nil, "\(file) holds a credential")
+                }
+            }
+        }
+    }
+
     /// A 304 updates the stored entry's header fields (RFC 9111 §3.2): the same body stored again
     /// on the server keeps its entity tag and changes its version, which the revalidated entry
     /// then carries.

@@ -1,4 +1,5 @@
 import Courier
+import Crypto
 import Foundation
 import Testing
 
@@ -33,6 +34,28 @@ import Testing
             #expect(read == stored)
             #expect(read.headers["X-Total-Count"] == "7" && read.etag == "\"1\"" && read.headers["Content-Type"] == "application/json")
             #expect(read.headers["Connection"] == nil && read.headers["Set-Cookie"] == nil)
+        }
+    }
+
+    /// An entry written in format version 1 (before entries kept `Vary` selections), laid out by
+    /// hand, reads back.
+    @Test func anEntryOfTheFirstFormatStaysReadable() async throws {
+        try await withTemporaryCache { cache, directory in
+            let key = Self.key(7)
+            func field(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value.littleEndian) { Array($0) } }
+            func field(_ text: String) -> [UInt8] { field(UInt64(text.utf8.count)) + Array(text.utf8) }
+            let body = Array("{\"old\":true}".utf8)
+            var header = field(key.description.split(separator: "/").last.map { String($0.dropLast(".apicache".count)) } ?? "")
+            header += field(200) + field("http://127.0.0.1/items/7") + field(Date().timeIntervalSinceReferenceDate.bitPattern)
+            header += field(2) + field("Content-Type") + field("application/json") + field("ETag") + field("\"7\"")
+            header += field(UInt64(body.count))
+            let checksum = Array(SHA256.hash(data: header + body))
+            let file = Array("CRCH".utf8) + [1] + Array(field(UInt64(header.count)).prefix(4)) + header + checksum + body
+            let url = directory.url.appendingPathComponent(key.description)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(file).write(to: url)
+            let read = try #require(cache.response(for: key))
+            #expect(read.statusCode == 200 && read.body == Data(body) && read.etag == "\"7\"" && read.headers["Content-Type"] == "application/json")
         }
     }
 

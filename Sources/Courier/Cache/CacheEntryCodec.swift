@@ -6,12 +6,15 @@ import Foundation
 /// ```
 /// "CRCH" · version (1 byte) · header length (UInt32 LE) · header · checksum (32 bytes) · body
 /// ```
-/// The header holds the key's digest, status, URL, stored time, the stored header fields and the body
-/// length; the checksum is the SHA-256 of header and body together, so a flipped bit anywhere, a
+/// The header holds the key's digest, status, URL, stored time, the stored header fields, the
+/// selecting header fields of a `Vary` response (version 2; version 1 entries, written before,
+/// have none and stay readable) and the body length; the checksum is the SHA-256 of header and body together, so a flipped bit anywhere, a
 /// truncated body or a file written for another key is refused.
 enum CacheEntryCodec {
     static let magic: [UInt8] = Array("CRCH".utf8)
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
+    /// The versions this Courier reads.
+    static let readableVersions: ClosedRange<UInt8> = 1...2
 
     enum Failure: Error, CustomStringConvertible {
         case tooShort, notAnEntry, unknownVersion(UInt8), truncated, checksumMismatch, foreignKey, malformedHeader
@@ -20,7 +23,7 @@ enum CacheEntryCodec {
             switch self {
             case .tooShort: "the file is shorter than an entry header"
             case .notAnEntry: "the file is not a Courier cache entry"
-            case .unknownVersion(let version): "the entry has format version \(version), this Courier reads \(CacheEntryCodec.version)"
+            case .unknownVersion(let version): "the entry has format version \(version), this Courier reads versions up to \(CacheEntryCodec.version)"
             case .truncated: "the entry is truncated"
             case .checksumMismatch: "the entry's checksum does not match its content"
             case .foreignKey: "the entry was written for another request"
@@ -40,6 +43,11 @@ enum CacheEntryCodec {
             header.write(field.name)
             header.write(field.value)
         }
+        header.write(UInt64(response.selection.count))
+        for (name, value) in response.selection.sorted(by: { $0.key < $1.key }) {
+            header.write(name)
+            header.write(value)
+        }
         header.write(UInt64(response.body.count))
         var hash = SHA256()
         hash.update(data: header.bytes)
@@ -58,7 +66,7 @@ enum CacheEntryCodec {
         let bytes = [UInt8](file)
         guard bytes.count >= 9 + 32 else { throw .tooShort }
         guard Array(bytes[0..<4]) == magic else { throw .notAnEntry }
-        guard bytes[4] == version else { throw .unknownVersion(bytes[4]) }
+        guard readableVersions.contains(bytes[4]) else { throw .unknownVersion(bytes[4]) }
         let headerLength = Int(UInt32(bytes[5]) | UInt32(bytes[6]) << 8 | UInt32(bytes[7]) << 16 | UInt32(bytes[8]) << 24)
         let headerEnd = 9 + headerLength
         guard headerEnd + 32 <= bytes.count else { throw .truncated }
@@ -71,6 +79,14 @@ enum CacheEntryCodec {
             guard let name = reader.string(), let value = reader.string() else { throw .malformedHeader }
             headers.add(name: name, value: value)
         }
+        var selection: [String: String] = [:]
+        if bytes[4] >= 2 {
+            guard let count = reader.integer(), count < 1_000 else { throw .malformedHeader }
+            for _ in 0..<count {
+                guard let name = reader.string(), let value = reader.string() else { throw .malformedHeader }
+                selection[name] = value
+            }
+        }
         guard let bodyLength = reader.integer(), reader.isAtEnd, let url = URL(string: urlText), status < 1_000 else {
             throw .malformedHeader
         }
@@ -81,9 +97,11 @@ enum CacheEntryCodec {
         hash.update(data: bytes[bodyStart...])
         guard hash.finalize().elementsEqual(bytes[headerEnd..<bodyStart]) else { throw .checksumMismatch }
         guard storedDigest == digest else { throw .foreignKey }
-        return CachedResponse(
+        var response = CachedResponse(
             statusCode: Int(status), headers: headers, body: Data(bytes[bodyStart...]), url: url,
             storedAt: Date(timeIntervalSinceReferenceDate: Double(bitPattern: stored)))
+        response.selection = selection
+        return response
     }
 }
 

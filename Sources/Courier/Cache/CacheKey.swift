@@ -110,6 +110,21 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
         /// The digest of the URL's path, as in ``CacheKey/pathDigest``.
         var pathDigest: String { withUnsafeBytes(of: pathHash.bigEndian) { $0.hex } }
 
+        /// The key of one variant of a response with a `Vary`: this key's request and the
+        /// selecting header fields (names and value digests, see ``Vary``).
+        func variantKey(_ selection: [String: String]) -> CacheKey {
+            var canonical = canonical
+            canonical.add(tag: 10)
+            canonical.add(length: selection.count)
+            for (name, value) in selection.sorted(by: { $0.key < $1.key }) {
+                canonical.add(string: name)
+                canonical.add(string: value)
+            }
+            return canonical.finalize().withUnsafeBytes { digest in
+                CacheKey(scope: scope, pathHash: pathHash, digest: digest)
+            }
+        }
+
         /// The key, its SHA-256 computed now.
         func key() -> CacheKey {
             canonical.finalize().withUnsafeBytes { digest in

@@ -20,6 +20,9 @@ public struct CachedResponse: Sendable, Hashable {
     public var url: URL
     /// When the response was stored (or last revalidated).
     public var storedAt: Date
+    /// For a response with a `Vary`: the selecting header fields of the request that stored it,
+    /// each name with a digest of its value (see ``Vary``); empty otherwise.
+    var selection: [String: String] = [:]
 
     /// Creates an entry, keeping every header field of `headers` but the hop-by-hop ones and
     /// cookies.

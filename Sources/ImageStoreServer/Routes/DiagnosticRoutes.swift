@@ -88,14 +88,23 @@ struct DiagnosticRoutes {
         return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: body)
     }
 
-    /// The sample document; its XML form with `?type=xml`.
+    /// The sample document; its XML form with `?type=xml`. Without `?type`, the form is negotiated:
+    /// XML for an `Accept` that names `application/xml` and not `application/json`, and the
+    /// answer says so with `Vary: Accept` (one URL, two representations, as seed 004 asks them).
     @Sendable func sample(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        if request.uri.queryParameters.get("type") == "xml" {
+        let type = request.uri.queryParameters.get("type")
+        let accept = request.headers[.accept] ?? ""
+        let negotiated = type == nil
+        let xml = type == "xml" || (negotiated && accept.contains("application/xml") && !accept.contains("application/json"))
+        let fields: HTTPFields = negotiated ? [.vary: "Accept"] : [:]
+        if xml {
             let xml = try XMLBody.document(fromJSON: Data(buffer: Self.sampleJSON), root: "user")
             return ConditionalResponse.make(
-                request, body: ByteBuffer(data: xml), contentType: "application/xml; charset=utf-8", lastModified: Self.sampleDate)
+                request, body: ByteBuffer(data: xml), contentType: "application/xml; charset=utf-8", lastModified: Self.sampleDate,
+                fields: fields)
         }
-        return ConditionalResponse.make(request, body: Self.sampleJSON, contentType: "application/json", lastModified: Self.sampleDate)
+        return ConditionalResponse.make(
+            request, body: Self.sampleJSON, contentType: "application/json", lastModified: Self.sampleDate, fields: fields)
     }
 
     /// Redirects to `?to=` with `?status=` (302 by default).

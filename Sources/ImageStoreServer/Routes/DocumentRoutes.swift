@@ -10,7 +10,7 @@ import Hummingbird
 ///   (how many times it was stored: storing the same body again changes the version, not the
 ///   entity tag, so a `304` carries the new version), `304` when the client's copy is current,
 ///   `404` with a JSON error when absent; `?cacheControl=` sets the response's `Cache-Control`
-///   (`no-store`, `max-age=60`, …);
+///   (`no-store`, `max-age=60`, …) and `?vary=` its `Vary` (`*`, `Authorization`, …);
 /// - `PUT /documents/{name}` (or POST, PATCH) stores the body and answers `{"name", "version"}`;
 /// - `POST /documents/{name}/move?to=other` renames it (replacing `other`) and answers `201` with
 ///   `Location: /documents/other`;
@@ -49,9 +49,11 @@ struct DocumentRoutes: Sendable {
         guard let row else {
             return try jsonResponse(["error": "The document \(name) does not exist."], status: .notFound)
         }
+        var fields: HTTPFields = [Self.documentVersion: String(row.version)]
+        if let vary = request.uri.queryParameters.get("vary") { fields[.vary] = String(vary) }
         return ConditionalResponse.make(
             request, body: ByteBuffer(data: row.body), contentType: row.contentType, lastModified: row.updatedAt,
-            cacheControl: request.uri.queryParameters.get("cacheControl"), fields: [Self.documentVersion: String(row.version)])
+            cacheControl: request.uri.queryParameters.get("cacheControl"), fields: fields)
     }
 
     private static let totalCount = HTTPField.Name("X-Total-Count")!

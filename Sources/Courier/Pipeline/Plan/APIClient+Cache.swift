@@ -13,14 +13,24 @@ extension APIClient {
         let offline: Bool
         /// Whether a successful response is stored.
         let saves: Bool
+        /// The request's header fields as Courier sends them, before credentials: what a stored
+        /// response's `Vary` is compared with.
+        let headers: HTTPHeaders
+        /// The fields a stored selection keeps only a digest of: credentials.
+        let secretHeaders: [String]
 
-        init(cache: ResponseCache, draft: CacheKey.Draft, urlBase: URLBuilder.Base, option: CacheOption, offline: Bool, saves: Bool) {
+        init(
+            cache: ResponseCache, draft: CacheKey.Draft, urlBase: URLBuilder.Base, option: CacheOption, offline: Bool, saves: Bool,
+            headers: HTTPHeaders, secretHeaders: [String]
+        ) {
             self.cache = cache
             self.draft = draft
             self.urlBase = urlBase
             self.option = option
             self.offline = offline
             self.saves = saves
+            self.headers = headers
+            self.secretHeaders = secretHeaders
         }
 
         /// The key, with its digest.
@@ -31,11 +41,35 @@ extension APIClient {
             return key
         }
 
-        /// The stored response for the key, if any: none without computing the digest when
-        /// nothing is stored for the request's path.
+        /// The stored response that may answer the request, if any: none without computing the
+        /// digest when nothing is stored for the request's path. A response with a `Vary` answers
+        /// only a request whose selecting header fields match those of the request that stored it
+        /// (RFC 9111 §4.1): the entry under the key holds the variant stored last, and each variant
+        /// is also under a key of its own, found from the names the last one's `Vary` gives.
         func storedResponse() -> CachedResponse? {
-            guard cache.mayHoldEntries(in: draft.folder) else { return nil }
-            return cache.response(for: key)
+            guard cache.mayHoldEntries(in: draft.folder), let entry = cache.response(for: key) else { return nil }
+            guard let vary = Vary(entry.headers) else { return entry }
+            guard vary.names != nil else { return nil }
+            let selection = vary.selection(of: headers, secret: secretHeaders)
+            if entry.selection == selection { return entry }
+            guard let variant = cache.response(for: draft.variantKey(selection)), let own = Vary(variant.headers), own.names != nil,
+                  variant.selection == own.selection(of: headers, secret: secretHeaders)
+            else { return nil }
+            return variant
+        }
+
+        /// Stores `response`, received for the request, under the key, and for a response with a
+        /// `Vary` under its variant's key too; a response with `Vary: *` is not stored (no request
+        /// could be answered with it).
+        func store(_ response: CachedResponse) {
+            var response = response
+            let vary = Vary(response.headers)
+            if let vary {
+                guard vary.names != nil else { return }
+                response.selection = vary.selection(of: headers, secret: secretHeaders)
+            }
+            cache.store(response, for: key)
+            if vary != nil { cache.store(response, for: draft.variantKey(response.selection)) }
         }
     }
 
@@ -95,8 +129,11 @@ extension APIClient {
         guard usesCache || (request.method.isWrite && configuration.invalidatesCacheOnWrite) else { return nil }
         // A write that only invalidates needs the scope and path, not the body's digest.
         guard let (draft, urlBase) = try? (usesCache ? cacheKey(for: request) : cacheKey(for: request, hashingBody: false)) else { return nil }
+        var headers = configuration.defaultHeaders
+        headers.merge(request.headers)
         return CachePlan(
-            cache: cache, draft: draft, urlBase: urlBase, option: option, offline: offline, saves: usesCache && request.shouldSaveInCache)
+            cache: cache, draft: draft, urlBase: urlBase, option: option, offline: offline, saves: usesCache && request.shouldSaveInCache,
+            headers: headers, secretHeaders: ["Authorization", "Proxy-Authorization", "Cookie"] + configuration.authenticationHeaders)
     }
 
     /// Whether `response` is a stored entry a `304` confirmed without changing any header field the
@@ -117,11 +154,10 @@ extension APIClient {
         guard (200..<300).contains(response.statusCode), plan.saves, response.statusCode != 304, response.isCacheable,
               (authentication?.cacheScope ?? CacheKey.publicScope) == plan.draft.scope
         else { return }
-        plan.cache.store(
+        plan.store(
             CachedResponse(
                 statusCode: response.statusCode, storing: response.headers, excluding: configuration.authenticationHeaders,
-                body: response.body, url: response.url),
-            for: plan.key)
+                body: response.body, url: response.url))
     }
 }
 
