@@ -10,6 +10,9 @@ struct BenchOptions: Sendable {
     var only: String?
     /// Callgrind runs per side of an instruction line; the line gives their median.
     var runs = 5
+    /// The transports the hot-path lines measure (`--transport ahc` or `urlsession`; both by
+    /// default), so that two processes can measure one each.
+    var transports = ["ahc", "urlsession"]
 
     init(_ arguments: ArraySlice<String>) throws {
         var iterator = arguments.makeIterator()
@@ -24,6 +27,11 @@ struct BenchOptions: Sendable {
                 }
                 scale = value
             case "--only": only = iterator.next()
+            case "--transport":
+                guard let value = iterator.next(), ["ahc", "urlsession"].contains(value) else {
+                    throw BenchError("--transport takes ahc or urlsession")
+                }
+                transports = [value]
             case "--runs":
                 guard let value = iterator.next().flatMap(Int.init), value >= 1 else { throw BenchError("--runs takes a whole number, 1 or more") }
                 runs = value

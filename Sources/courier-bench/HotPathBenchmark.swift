@@ -17,7 +17,7 @@ struct HotPathBenchmark {
         }
         let server = try await ImageStoreServer.start()
         let interposer = Self.sibling("libMallocInterposerSwift.so")
-        for transport in ["ahc", "urlsession"] {
+        for transport in options.transports {
             for concurrency in [1, 32] {
                 let name = "\(transport).c\(concurrency)"
                 guard options.selects("overhead.switches.\(name)") || options.selects("overhead.allocations.\(name)") else { continue }
@@ -83,7 +83,7 @@ struct HotPathBenchmark {
             }
             return measured.sorted()[measured.count / 2]
         }
-        for transport in ["ahc", "urlsession"] {
+        for transport in options.transports {
             if options.selects("overhead.instructions.\(transport)") {
                 let raw = try await perRequest("raw", transport)
                 let courier = try await perRequest("courier", transport)

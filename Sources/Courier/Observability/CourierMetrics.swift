@@ -62,6 +62,23 @@ final class CourierMetrics: Sendable {
     struct Group: Hashable {
         let method: HTTPMethod
         let name: String?
+        /// Hashed once, when the request's record begins: each lookup then hashes one integer.
+        private let hash: Int
+
+        init(method: HTTPMethod, name: String?) {
+            self.method = method
+            self.name = name
+            var hasher = Hasher()
+            hasher.combine(method)
+            hasher.combine(name)
+            hash = hasher.finalize()
+        }
+
+        static func == (lhs: Group, rhs: Group) -> Bool {
+            lhs.hash == rhs.hash && lhs.method == rhs.method && lhs.name == rhs.name
+        }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
     }
 
     /// The handlers of one group, each made when the group's first request needs it. Requests and
@@ -163,9 +180,4 @@ final class CourierMetrics: Sendable {
     private static func dimensions(_ metric: Metric, _ group: Group, statusClass: Int) -> [(String, String)] {
         Series(metric: metric, method: group.method, statusClass: statusClass, detail: nil, name: group.name).dimensions
     }
-}
-
-/// Runs `body` on `value` in place (a dictionary's `default:` subscript, looked up once).
-private func modify<Value, Result>(_ value: inout Value, _ body: (inout Value) -> Result) -> Result {
-    body(&value)
 }

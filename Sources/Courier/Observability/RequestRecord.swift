@@ -17,6 +17,8 @@ struct RequestRecord: Sendable {
     var sent: TransportRequest?
     /// The request's id.
     let id: RequestID
+    /// The group of the request's own metrics series, when metrics are on.
+    var metricsGroup: CourierMetrics.Group?
     /// Whether a 2xx body is handed on as it arrives (``APIClient/stream(_:)``,
     /// ``APIClient/download(_:to:)``) instead of gathered in memory.
     var streamsBody = false

@@ -10,7 +10,7 @@
 /// Each place holds a guest: what the caller brought (an exchange's caller, its progress
 /// observer), told of the outcome before the caller is resumed.
 ///
-/// A room that closes when empty also keeps the way to stop the work (``attachStop(_:)``): the
+/// A room that closes when empty also keeps the work to stop (``attachStop(_:)``): the
 /// last caller to leave stops it, also when it left before the work could be stopped.
 ///
 /// Everything the room keeps has a layout the compiler knows without the guest's type: guests are
@@ -47,7 +47,7 @@ final class WaitingRoom<Guest: WaitingRoomGuest>: Sendable {
         /// The outcome, kept once it came only for callers that took a place but had not waited.
         var kept: Kept?
         /// Stops the work; `nil` before it is known and once the outcome came.
-        var stop: (@Sendable () -> Void)?
+        var stop: (any StoppableWork)?
         /// Everyone left before the outcome: the work is to be stopped.
         var abandoned = false
         /// The outcome came.
@@ -107,14 +107,14 @@ final class WaitingRoom<Guest: WaitingRoomGuest>: Sendable {
 
     /// Keeps the way to stop the work for when the last caller leaves, or stops it now if everyone
     /// has left; not once the outcome came.
-    func attachStop(_ stop: @escaping @Sendable () -> Void) {
+    func attachStop(_ stop: any StoppableWork) {
         let stopNow = state.withLock { state -> Bool in
             guard !state.finished else { return false }
             if state.abandoned { return true }
             state.stop = stop
             return false
         }
-        if stopNow { stop() }
+        if stopNow { stop.stop() }
     }
 
     /// Waits in place `id` for the outcome; cancelling the caller leaves the place at once with a
@@ -148,7 +148,7 @@ final class WaitingRoom<Guest: WaitingRoomGuest>: Sendable {
     /// Removes the caller in place `id`, resuming it with a `CancellationError` if it waits; the
     /// last caller to leave a room that closes when empty closes it and stops the work.
     private func leave(_ id: Int) {
-        let (left, stop): (Place?, (@Sendable () -> Void)?) = state.withLock { state in
+        let (left, stop): (Place?, (any StoppableWork)?) = state.withLock { state in
             guard !state.finished, let place = state.remove(id) else { return (nil, nil) }
             if place.continuation == nil { state.departed.append(id) }
             guard closesWhenEmpty, state.isEmpty, !state.abandoned else { return (place, nil) }
@@ -157,7 +157,7 @@ final class WaitingRoom<Guest: WaitingRoomGuest>: Sendable {
             return (place, state.stop)
         }
         left?.continuation?.resume(throwing: CancellationError())
-        stop?()
+        stop?.stop()
     }
 
     /// Hands the outcome to every waiting caller and keeps it for those that have not come to
@@ -197,6 +197,12 @@ final class WaitingRoom<Guest: WaitingRoomGuest>: Sendable {
             return guests
         }
     }
+}
+
+/// Work a ``WaitingRoom`` stops when its last caller leaves (an object, so keeping it costs no
+/// closure).
+protocol StoppableWork: AnyObject, Sendable {
+    func stop()
 }
 
 /// What a caller brings into a ``WaitingRoom``: told of the outcome before its caller resumes. A

@@ -65,14 +65,15 @@ package final class InFlightExchanges: Sendable {
         _ key: ExchangeKey, observer: TransferObserver, make: (TransferObserver) -> RedirectingExchange
     ) async throws -> (response: TransportResponse, joined: Bool) {
         let (exchange, place, leads) = state.withLock { state -> (SharedExchange, Int, Bool) in
-            if let current = state.exchanges[key], let place = current.reserve(observer: observer) {
-                state.watcher?.callerEntered(exchangesInFlight: state.exchanges.count)
-                return (current, place, false)
+            // One hash of the key for the lookup and the insertion both.
+            let (exchange, place, leads) = modify(&state.exchanges[key]) { entry -> (SharedExchange, Int, Bool) in
+                if let current = entry, let place = current.reserve(observer: observer) { return (current, place, false) }
+                let fresh = SharedExchange(key: key, table: self, first: observer)
+                entry = fresh
+                return (fresh, 0, true)
             }
-            let fresh = SharedExchange(key: key, table: self, first: observer)
-            state.exchanges[key] = fresh
             state.watcher?.callerEntered(exchangesInFlight: state.exchanges.count)
-            return (fresh, 0, true)
+            return (exchange, place, leads)
         }
         if leads {
             exchange.start(make(exchange.fanOut(for: observer)))
@@ -90,7 +91,10 @@ package final class InFlightExchanges: Sendable {
     /// Takes `exchange` out of the table, once it has ended.
     func remove(_ exchange: SharedExchange) {
         state.withLock { state in
-            if state.exchanges[exchange.key] === exchange { state.exchanges[exchange.key] = nil }
+            // One hash of the key for the lookup and the removal both.
+            if let index = state.exchanges.index(forKey: exchange.key), state.exchanges.values[index] === exchange {
+                state.exchanges.remove(at: index)
+            }
             state.watcher?.exchangeEnded(exchangesInFlight: state.exchanges.count)
         }
     }
@@ -181,7 +185,7 @@ final class SharedExchange: Sendable {
             self.room.finish(with: result)
             self.table.remove(self)
         }
-        room.attachStop(exchange.cancel)
+        room.attachStop(exchange)
     }
 
     /// Waits in the place `id` for the exchange's result; cancelling the caller leaves the place

@@ -3,7 +3,7 @@ import Foundation
 /// One exchange on the client's ``CallbackTransport``: the request and the redirects that follow
 /// it under the client's ``RedirectPolicy``, each hop started from the previous one's completion.
 /// The one redirect loop of the client, whatever the transport and whether the exchange is shared.
-final class RedirectingExchange: Sendable {
+final class RedirectingExchange: StoppableWork {
     typealias Completion = @Sendable (Result<TransportResponse, any Error>) -> Void
 
     private struct State {
@@ -44,6 +44,9 @@ final class RedirectingExchange: Sendable {
         }
         cancellation?()
     }
+
+    /// Cancels the exchange: what a waiting room does when its last caller leaves.
+    func stop() { cancel() }
 
     /// Calls the completion and lets go of the transport's cancellation (which can hold this exchange).
     private func finish(_ result: Result<TransportResponse, any Error>) {

@@ -9,8 +9,10 @@ extension APIClient {
             let name = settings.name.map { "\(settings.method.rawValue) \($0)" } ?? settings.method.rawValue
             span = tracer.startSpan(name, ofKind: .client)
         }
-        return RequestRecord(
+        var record = RequestRecord(
             start: .now, method: settings.method, name: settings.name, span: span, id: id, streamsBody: streamsBody)
+        if observability.metrics != nil { record.metricsGroup = CourierMetrics.Group(method: settings.method, name: settings.name) }
+        return record
     }
 
     /// Counts one network attempt: its status class, bytes and time to first byte.
@@ -141,9 +143,9 @@ extension APIClient {
         return carrier.names
     }
 
-    /// The group of this request's own series.
+    /// The group of this request's own series (made when its record began, when metrics were on).
     private func group(_ record: RequestRecord) -> CourierMetrics.Group {
-        CourierMetrics.Group(method: record.method, name: record.name)
+        record.metricsGroup ?? CourierMetrics.Group(method: record.method, name: record.name)
     }
 
     /// The series of `metric` for this request; `status` 0 for a failure without a response.
