@@ -124,9 +124,18 @@ final class SharedExchange: Sendable {
         let observer: TransferObserver
         let reportsFinal: Bool
 
-        init(observer: TransferObserver, reportsFinal: Bool) {
+        private init(observer: TransferObserver, reportsFinal: Bool) {
             self.observer = observer
             self.reportsFinal = reportsFinal
+        }
+
+        /// The caller of a request that watches no progress (most): one instance for all of them.
+        private static let silent = Caller(observer: TransferObserver(), reportsFinal: false)
+
+        /// A caller with `observer`: the shared silent one when it watches nothing.
+        static func with(observer: TransferObserver, reportsFinal: Bool) -> Caller {
+            guard observer.upload != nil || observer.download != nil else { return silent }
+            return Caller(observer: observer, reportsFinal: reportsFinal)
         }
 
         /// The one download report of a caller whose exchange reported none: the whole body.
@@ -149,7 +158,7 @@ final class SharedExchange: Sendable {
     /// `observer`.
     init(key: ExchangeKey, table: InFlightExchanges, first observer: TransferObserver) {
         reportsDownload = observer.download != nil
-        room = WaitingRoom(first: Caller(observer: observer, reportsFinal: false), closesWhenEmpty: true)
+        room = WaitingRoom(first: Caller.with(observer: observer, reportsFinal: false), closesWhenEmpty: true)
         self.key = key
         self.table = table
     }
@@ -159,7 +168,7 @@ final class SharedExchange: Sendable {
     /// was delivered is a new request, not a copy of one in flight (the exchange leaves
     /// ``InFlightExchanges`` a moment after it ends, and a caller can arrive in that moment).
     func reserve(observer: TransferObserver) -> Int? {
-        room.enter(Caller(observer: observer, reportsFinal: !reportsDownload))
+        room.enter(Caller.with(observer: observer, reportsFinal: !reportsDownload))
     }
 
     /// The observer to give the transport: it reports progress only when the first caller asked

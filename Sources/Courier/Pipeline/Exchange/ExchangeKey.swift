@@ -6,8 +6,9 @@ import Foundation
 ///
 /// Requests with a streamed body or a download destination have no key: they are never shared.
 ///
-/// The hash is computed once, when the key is made: an exchange looks its key up several times
-/// (join or insert, then removal), and hashing every header each time cost more than the lookup.
+/// The hash is computed once, when the key is made, from the method and the URL only: an exchange
+/// looks its key up several times (join or insert, then removal), and requests that differ only in
+/// headers or body are rare enough to share a hash (equality still compares everything).
 struct ExchangeKey: Hashable, Sendable {
     let method: HTTPMethod
     let url: String
@@ -26,9 +27,6 @@ struct ExchangeKey: Hashable, Sendable {
         var hasher = Hasher()
         hasher.combine(method)
         hasher.combine(url)
-        hasher.combine(headers)
-        hasher.combine(body)
-        hasher.combine(maximumResponseSize)
         hash = hasher.finalize()
     }
 
