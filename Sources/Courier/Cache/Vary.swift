@@ -4,7 +4,8 @@ import Foundation
 /// What a response's `Vary` asks of a request that a stored copy may answer (RFC 9111 §4.1): the
 /// same values of the header fields it names (its selecting header fields). A stored response
 /// keeps, for each name, the value the request that stored it sent; for a credential field
-/// (`Authorization`, a cookie, a captured authentication header) a digest of it, never the value.
+/// (`Authorization`, a cookie, a captured authentication header) a digest of it, never the value
+/// (whether a name is a credential decides which form its value takes, so the two never mix).
 struct Vary: Equatable {
     /// The names, lowercased, sorted, without repeats; `nil` for `Vary: *`, which no request matches.
     let names: [String]?
@@ -13,7 +14,7 @@ struct Vary: Equatable {
     init?(_ headers: HTTPHeaders) {
         let values = headers.values(for: "Vary")
         guard !values.isEmpty else { return nil }
-        var names: Set<String> = []
+        var names: [String] = []
         for value in values {
             for part in value.split(separator: ",") {
                 let name = part.trimmingCharacters(in: .whitespaces).lowercased()
@@ -22,24 +23,54 @@ struct Vary: Equatable {
                     self.names = nil
                     return
                 }
-                names.insert(name)
+                names.append(name)
             }
         }
         guard !names.isEmpty else { return nil }
-        self.names = names.sorted()
+        // Usually one name: no sorting, no set.
+        self.names = names.count == 1 ? names : Array(Set(names)).sorted()
     }
 
     /// The selecting fields of a request with `headers`: each name and its value (the field's
-    /// values joined by `, `; `nil` when absent), or a digest of it for a name in `secret`.
+    /// values joined by `, `; absent when the request has none), or, for a name in `secret`,
+    /// `sha256:` and the value's digest.
     func selection(of headers: HTTPHeaders, secret: [String]) -> [String: String] {
         var selection: [String: String] = [:]
         for name in names ?? [] {
-            let values = headers.values(for: name)
-            guard !values.isEmpty else { continue }
-            let value = values.joined(separator: ", ")
-            let isSecret = secret.contains { $0.caseInsensitiveEquals(name) }
-            selection[name] = isSecret ? "sha256:" + SHA256.hash(data: Data(value.utf8)).hex : "=" + value
+            if let value = Self.value(of: name, in: headers, secret: secret) { selection[name] = value }
         }
         return selection
+    }
+
+    /// Whether a request with `headers` has the selecting fields `stored` (what ``selection(of:secret:)``
+    /// gave for the request that stored a response), compared field by field without building
+    /// the request's selection: a cache hit of a `Vary` response does this.
+    func matches(_ stored: [String: String], headers: HTTPHeaders, secret: [String]) -> Bool {
+        guard let names else { return false }
+        var present = 0
+        for name in names {
+            let kept = stored[name]
+            let fields = headers.values(for: name)
+            if fields.isEmpty {
+                guard kept == nil else { return false }
+                continue
+            }
+            present += 1
+            guard let kept else { return false }
+            if fields.count == 1, !secret.contains(where: { $0.caseInsensitiveEquals(name) }) {
+                guard kept == fields[0] else { return false }
+            } else {
+                guard kept == Self.value(of: name, in: headers, secret: secret) else { return false }
+            }
+        }
+        return present == stored.count
+    }
+
+    private static func value(of name: String, in headers: HTTPHeaders, secret: [String]) -> String? {
+        let values = headers.values(for: name)
+        guard !values.isEmpty else { return nil }
+        let value = values.count == 1 ? values[0] : values.joined(separator: ", ")
+        guard secret.contains(where: { $0.caseInsensitiveEquals(name) }) else { return value }
+        return "sha256:" + SHA256.hash(data: Data(value.utf8)).hex
     }
 }

@@ -50,10 +50,9 @@ extension APIClient {
             guard cache.mayHoldEntries(in: draft.folder), let entry = cache.response(for: key) else { return nil }
             guard let vary = Vary(entry.headers) else { return entry }
             guard vary.names != nil else { return nil }
-            let selection = vary.selection(of: headers, secret: secretHeaders)
-            if entry.selection == selection { return entry }
-            guard let variant = cache.response(for: draft.variantKey(selection)), let own = Vary(variant.headers), own.names != nil,
-                  variant.selection == own.selection(of: headers, secret: secretHeaders)
+            if vary.matches(entry.selection, headers: headers, secret: secretHeaders) { return entry }
+            guard let variant = cache.response(for: draft.variantKey(vary.selection(of: headers, secret: secretHeaders))),
+                  let own = Vary(variant.headers), own.matches(variant.selection, headers: headers, secret: secretHeaders)
             else { return nil }
             return variant
         }
