@@ -142,7 +142,9 @@ extension APIClient {
         guard let stored = record.revalidating, record.statusCode == 304, !configuration.cacheFreshness.readsStorageTime else { return false }
         // Date aside: it changes with every answer and decides nothing here.
         func withoutDate(_ headers: HTTPHeaders) -> [HTTPHeaders.Field] { headers.fields.filter { !$0.name.caseInsensitiveEquals("Date") } }
-        return withoutDate(stored.headers) == withoutDate(CachedResponse.storable(response.headers, excluding: configuration.authenticationHeaders))
+        // `response` is the stored entry revalidated by the 304 (`revalidated(by:excluding:)`): its
+        // fields are already the ones an entry keeps.
+        return withoutDate(stored.headers) == withoutDate(response.headers)
     }
 
     /// Stores a successful response, or invalidates a write's paths.
