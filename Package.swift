@@ -113,7 +113,7 @@ let package = Package(
         .executableTarget(
             name: "courier-test-helper",
             dependencies: [
-                "Courier", "CourierDemo", "CourierProbes",
+                "Courier", "CourierAsyncHTTPClient", "CourierDemo", "CourierProbes",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tests/CourierTestHelper"

@@ -20,6 +20,22 @@ func showMenuTwice(client: APIClient, show: @escaping @Sendable (JSONValue?, Boo
     }
 }
 
+/// A client that caches as the server's headers say: a catalogue served with
+/// `Cache-Control: max-age=60, stale-while-revalidate=600` answers from the cache for a minute,
+/// then at once for ten more while it revalidates in the background.
+func catalogueClient(baseURL: URL, cache: ResponseCache) -> APIClient {
+    var configuration = ClientConfiguration(baseURL: baseURL)
+    configuration.cache = cache
+    configuration.cacheOption = .both
+    configuration.cacheFreshness = .http
+    return APIClient(configuration: configuration)
+}
+
+/// The menu as the server has it now: the request's own `no-cache` revalidates what is stored.
+func currentMenu(client: APIClient) async throws -> Response<JSONValue> {
+    try await client.send(Request<JSONValue>(.get, "documents/menu", headers: ["Cache-Control": "no-cache"]))
+}
+
 /// A login is sent, and never stored: its body holds a password.
 func logIn(client: APIClient) async throws -> JSONValue {
     let login = Request<JSONValue>(.post, "echo/login", body: ["user": "jota", "senha": "mansaothugstronda"], cache: .both)

@@ -13,11 +13,13 @@ import Glibc
 // its own so that its counters (context switches, allocations, instructions under valgrind) see the
 // client and nothing of the server.
 //
-//   courier-probe --url BASE --side courier|raw|raw-delegate --transport ahc|urlsession
+//   courier-probe --url BASE --side courier|raw|raw-delegate|cache-hit|cache-disk-hit --transport ahc|urlsession
 //                 [--path sample] [--count N] [--warmup N] [--concurrency C] [--allocations]
 //                 [--feature off|sharing|metrics|tracing|tracing-recording|tracing-inmemory|cache|retry|record]
 //
-// It sends `warmup` GETs, then `count` more while counting, and prints one line:
+// It sends `warmup` GETs, then `count` more while counting, and prints one line (`cache-hit`: a GET
+// answered from a memory cache, `.cacheOnly`, the whole `send`, the first one storing it;
+// `cache-disk-hit`: the same from a cache with no memory store):
 //   switches=… voluntary=… involuntary=… mallocs=… bytes=…   (per request)
 // `--allocations` needs the interposer preloaded (LD_PRELOAD=libMallocInterposerSwift.so).
 
@@ -69,6 +71,16 @@ func probe(_ options: ProbeOptions) async throws {
         operation = SmallGet.courier(try SmallGet.client(base, ahc, feature: options.feature), path: options.path, expectedBytes: expected)
     case ("courier", "urlsession"):
         operation = SmallGet.courier(try SmallGet.client(base, URLSessionTransport(), feature: options.feature), path: options.path, expectedBytes: expected)
+    case ("cache-hit", _), ("cache-disk-hit", _):
+        var configuration = ClientConfiguration(baseURL: base)
+        configuration.cache = ResponseCache(
+            directory: FileManager.default.temporaryDirectory.appendingPathComponent("courier-probe-cache-\(UUID().uuidString)"),
+            memoryCapacity: options.side == "cache-hit" ? ResponseCache.defaultMemoryCapacity : 0)
+        let client = APIClient(configuration: configuration, transport: ahc)
+        let request = Request<Data>(.get, options.path, cache: .cacheOnly)
+        _ = try await client.send(request)
+        guard try await client.send(request).source == .cache else { throw BenchError("cache-hit: the GET was not stored") }
+        operation = { _ = try await client.send(request) }
     case ("raw-delegate", "ahc"): operation = SmallGet.rawAHCDelegate(ahc.client, baseURL: base, path: options.path, expectedBytes: expected)
     case ("raw", "ahc"): operation = SmallGet.rawAHC(ahc.client, baseURL: base, path: options.path, expectedBytes: expected)
     case ("raw", "urlsession"): operation = SmallGet.rawURLSession(SmallGet.rawSession(), baseURL: base, path: options.path, expectedBytes: expected)

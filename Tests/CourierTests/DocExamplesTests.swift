@@ -30,6 +30,22 @@ struct DocExamplesTests {
         }
     }
 
+    @Test func theHTTPFreshnessClientRevalidatesWhenTheRequestSaysNoCache() async throws {
+        try await withServer { server in
+            let directory = try TemporaryDirectory.created()
+            defer { directory.remove() }
+            let client = catalogueClient(baseURL: server.baseURL, cache: ResponseCache(directory: directory.url))
+            try await SeedFixtures.put(#"{"pizzas": ["Catuperoni"]}"#, as: "menu", on: client)
+            let menu = Request<JSONValue>(.get, "documents/menu")
+            #expect(try await client.send(menu).source == .network)
+            let current = try await currentMenu(client: client)
+            #expect(current.source == .network && current.value["pizzas"]?[0] == .string("Catuperoni"))
+            // The second request was a revalidation: the server answered 304.
+            #expect(server.requestCount("GET", "/documents/{name}") == 2)
+            #expect(server.notModifiedCount("GET", "/documents/{name}") == 1)
+        }
+    }
+
     @Test func aCassetteRecordsOnceAndReplaysWithTheServerStopped() async throws {
         let folder = TemporaryDirectory()
         defer { folder.remove() }

@@ -62,19 +62,33 @@ enum CacheEntryCodec {
         return file
     }
 
-    static func decode(_ file: Data, digest: String) throws(Failure) -> CachedResponse {
-        let bytes = [UInt8](file)
+    /// The entry in `bytes` (a whole file), checked: the checksum first, so the fields are read
+    /// from bytes known to be the ones written (their text needs no UTF-8 validation then).
+    static func decode(_ bytes: [UInt8], digest: String) throws(Failure) -> CachedResponse {
         guard bytes.count >= 9 + 32 else { throw .tooShort }
-        guard Array(bytes[0..<4]) == magic else { throw .notAnEntry }
+        guard bytes[0..<4].elementsEqual(magic) else { throw .notAnEntry }
         guard readableVersions.contains(bytes[4]) else { throw .unknownVersion(bytes[4]) }
         let headerLength = Int(UInt32(bytes[5]) | UInt32(bytes[6]) << 8 | UInt32(bytes[7]) << 16 | UInt32(bytes[8]) << 24)
         let headerEnd = 9 + headerLength
         guard headerEnd + 32 <= bytes.count else { throw .truncated }
+        let bodyStart = headerEnd + 32
+        var hash = SHA256()
+        bytes.withUnsafeBytes { file in
+            hash.update(bufferPointer: UnsafeRawBufferPointer(rebasing: file[9..<headerEnd]))
+            hash.update(bufferPointer: UnsafeRawBufferPointer(rebasing: file[bodyStart...]))
+        }
+        guard hash.finalize().elementsEqual(bytes[headerEnd..<bodyStart]) else {
+            // A length field cut short, or bytes changed: say which when the lengths tell.
+            var reader = ByteReader(bytes: bytes[9..<headerEnd])
+            if reader.skipToBodyLength().map({ Int($0) != bytes.count - bodyStart }) == true { throw .truncated }
+            throw .checksumMismatch
+        }
         var reader = ByteReader(bytes: bytes[9..<headerEnd])
         guard let storedDigest = reader.string(), let status = reader.integer(), let urlText = reader.string(),
               let stored = reader.integer(), let headerCount = reader.integer(), headerCount < 1_000
         else { throw .malformedHeader }
         var headers = HTTPHeaders()
+        headers.reserveCapacity(Int(headerCount))
         for _ in 0..<headerCount {
             guard let name = reader.string(), let value = reader.string() else { throw .malformedHeader }
             headers.add(name: name, value: value)
@@ -90,17 +104,14 @@ enum CacheEntryCodec {
         guard let bodyLength = reader.integer(), reader.isAtEnd, let url = URL(string: urlText), status < 1_000 else {
             throw .malformedHeader
         }
-        let bodyStart = headerEnd + 32
         guard bytes.count - bodyStart == Int(bodyLength) else { throw .truncated }
-        var hash = SHA256()
-        hash.update(data: bytes[9..<headerEnd])
-        hash.update(data: bytes[bodyStart...])
-        guard hash.finalize().elementsEqual(bytes[headerEnd..<bodyStart]) else { throw .checksumMismatch }
         guard storedDigest == digest else { throw .foreignKey }
+        // The fields as they were stored: filtered when the entry was made.
         var response = CachedResponse(
-            statusCode: Int(status), headers: headers, body: Data(bytes[bodyStart...]), url: url,
+            statusCode: Int(status), storedHeaders: headers, body: Data(bytes[bodyStart...]), url: url,
             storedAt: Date(timeIntervalSinceReferenceDate: Double(bitPattern: stored)))
         response.selection = selection
+        response.vary = Vary(headers)
         return response
     }
 }
@@ -140,10 +151,31 @@ struct ByteReader {
         return value
     }
 
+    /// Text whose bytes the checksum confirmed: read as written, without validation.
     mutating func string() -> String? {
         guard let length = integer(), length <= UInt64(bytes.endIndex - position) else { return nil }
         let end = position + Int(length)
         defer { position = end }
-        return String(validating: bytes[position..<end], as: UTF8.self)
+        return bytes.withUnsafeBufferPointer { buffer in
+            let start = position - bytes.startIndex
+            return String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<(start + Int(length))]), as: UTF8.self)
+        }
+    }
+
+    /// The body length at the end of the header, skipping everything before it; `nil` when the
+    /// header does not hold one where its fields say.
+    mutating func skipToBodyLength() -> UInt64? {
+        func skipString() -> Bool {
+            guard let length = integer(), length <= UInt64(bytes.endIndex - position) else { return false }
+            position += Int(length)
+            return true
+        }
+        guard skipString(), integer() != nil, skipString(), integer() != nil, let fields = integer(), fields < 1_000 else { return nil }
+        for _ in 0..<(fields * 2) where !skipString() { return nil }
+        // A version-1 header has no selection; the body length is then the last field.
+        if bytes.endIndex - position == 8 { return integer() }
+        guard let selected = integer(), selected < 1_000 else { return nil }
+        for _ in 0..<(selected * 2) where !skipString() { return nil }
+        return integer()
     }
 }

@@ -125,6 +125,17 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
             }
         }
 
+        /// The key: remembered in `memo` when it was made lately from the same request, else its
+        /// SHA-256 computed now (and remembered).
+        func key(memo: Locked<KeyMemo>) -> CacheKey {
+            guard let bytes = canonical.shortInput else { return key() }
+            let input = KeyMemo.Input(bytes: bytes)
+            if let known = memo.withLock({ $0[input] }) { return known }
+            let made = key()
+            memo.withLock { $0.remember(made, for: input) }
+            return made
+        }
+
         /// The key, its SHA-256 computed now.
         func key() -> CacheKey {
             canonical.finalize().withUnsafeBytes { digest in

@@ -23,6 +23,9 @@ public struct CachedResponse: Sendable, Hashable {
     /// For a response with a `Vary`: the selecting header fields of the request that stored it,
     /// each name with a digest of its value (see ``Vary``); empty otherwise.
     var selection: [String: String] = [:]
+    /// The entry's `Vary`, read when the cache stores the entry or reads it from disk, so a hit
+    /// compares it without parsing it (`nil`: none).
+    var vary: Vary?
 
     /// Creates an entry, keeping every header field of `headers` but the hop-by-hop ones and
     /// cookies.
@@ -40,9 +43,18 @@ public struct CachedResponse: Sendable, Hashable {
         self.storedAt = storedAt
     }
 
+    /// An entry with exactly the fields `storedHeaders` (already filtered when first stored).
+    init(statusCode: Int, storedHeaders: HTTPHeaders, body: Data, url: URL, storedAt: Date) {
+        self.statusCode = statusCode
+        headers = storedHeaders
+        self.body = body
+        self.url = url
+        self.storedAt = storedAt
+    }
+
     /// The fields of `headers` a cache may keep: not hop-by-hop, not a cookie, not in `excluded`.
     static func storable(_ headers: HTTPHeaders, excluding excluded: [String]) -> HTTPHeaders {
-        let named = headers["Connection"].map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } } ?? []
+        let named = headers["Connection"].map { $0.split(separator: ",").map { String($0.trimmingBlanks) } } ?? []
         var kept = HTTPHeaders()
         kept.reserveCapacity(headers.count)
         for field in headers {

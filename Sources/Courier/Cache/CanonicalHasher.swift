@@ -121,6 +121,10 @@ struct CanonicalHasher {
 
     mutating func add(_ json: JSONValue) { add(Parameter(json)) }
 
+    /// Everything added, when it is still short enough to be gathered here (no digest begun):
+    /// what ``KeyMemo`` remembers a key by.
+    var shortInput: [UInt8]? { hash == nil ? pending : nil }
+
     /// The digest of everything added.
     func finalize() -> SHA256Digest {
         var digest = hash ?? SHA256()

@@ -25,20 +25,41 @@ struct DiskCacheStore: Sendable {
         // and no path string made for it (the C path is written on the stack).
         let descriptor = Self.withCPath(directoryPath, key.relativePath) { open($0, O_RDONLY | O_CLOEXEC) }
         guard descriptor >= 0 else { return nil }
-        let path = directoryPath + key.relativePath
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        let data: Data
-        do {
-            data = try handle.readToEnd() ?? Data()
-        } catch {
-            return nil  // not a file (a folder in the way), or unreadable: a miss, nothing removed
-        }
+        // Not a file (a folder in the way), or unreadable: a miss, nothing removed.
+        guard let bytes = Self.readAll(descriptor) else { return nil }
         do throws(CacheEntryCodec.Failure) {
-            return .success(try CacheEntryCodec.decode(data, digest: key.digest))
+            return .success(try CacheEntryCodec.decode(bytes, digest: key.digest))
         } catch {
-            try? FileManager.default.removeItem(atPath: path)
+            try? FileManager.default.removeItem(atPath: directoryPath + key.relativePath)
             return .failure(error)
         }
+    }
+
+    /// The whole content of the open file `descriptor`, which it closes; `nil` for what is not a
+    /// regular file or cannot be read. Sized by `fstat`, read with `read`: a `FileHandle` and
+    /// its `Data` cost more than a small entry's bytes.
+    private static func readAll(_ descriptor: Int32) -> [UInt8]? {
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
+        var filled = 0
+        let complete = bytes.withUnsafeMutableBytes { buffer -> Bool in
+            while filled < buffer.count {
+                let count = readFile(descriptor, buffer.baseAddress.unsafelyUnwrapped + filled, buffer.count - filled)
+                if count > 0 {
+                    filled += count
+                } else if count == 0 {
+                    return true  // shorter than fstat said (another process replaced it): what was read
+                } else if errno != EINTR {
+                    return false
+                }
+            }
+            return true
+        }
+        guard complete else { return nil }
+        if filled < bytes.count { bytes.removeLast(bytes.count - filled) }
+        return bytes
     }
 
     /// Whether the folder `relative` (`<scope>/<path digest>`) exists: when it does not, no entry
@@ -130,4 +151,9 @@ struct DiskCacheStore: Sendable {
     private func contents(of folder: URL) -> [String] {
         (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
     }
+}
+
+/// The C library's `read` (inside ``DiskCacheStore`` the name is its own method's).
+private func readFile(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
 }

@@ -5,8 +5,17 @@ struct MemoryCacheStore: Sendable {
     private(set) var usedBytes = 0
     var capacity: Int
     /// How many entries each folder (`<scope>/<path digest>`) holds, for lookups that need to know
-    /// only whether a path has any.
-    private var folderCounts: [Substring: Int] = [:]
+    /// only whether a path has any; keyed by scope and digest as numbers, so a lookup builds no text.
+    private var folderCounts: [Folder: Int] = [:]
+    /// Entries whose path has no folder of that form (keys made by hand): while there are any,
+    /// every folder may hold entries.
+    private var unfiledEntries = 0
+
+    /// A folder of entries: the user's scope and the digest of the request's path.
+    struct Folder: Hashable {
+        let scope: Substring
+        let pathHash: UInt64
+    }
 
     init(capacity: Int) { self.capacity = capacity }
 
@@ -33,24 +42,30 @@ struct MemoryCacheStore: Sendable {
         }
         entries[relativePath] = response
         usedBytes += cost
-        folderCounts[Self.folder(of: relativePath), default: 0] += 1
+        if let folder = Self.folder(of: relativePath) { folderCounts[folder, default: 0] += 1 } else { unfiledEntries += 1 }
         return true
     }
 
     mutating func remove(_ relativePath: String) {
         guard let old = entries.removeValue(forKey: relativePath) else { return }
         usedBytes -= old.cost
-        let folder = Self.folder(of: relativePath)
+        guard let folder = Self.folder(of: relativePath) else {
+            unfiledEntries -= 1
+            return
+        }
         if let count = folderCounts[folder], count > 1 { folderCounts[folder] = count - 1 } else { folderCounts[folder] = nil }
     }
 
-    /// Whether any entry is in `folder`.
-    func hasEntries(in folder: String) -> Bool { folderCounts[Substring(folder)] != nil }
+    /// Whether any entry may be in the folder of `scope` and `pathHash`.
+    func hasEntries(scope: String, pathHash: UInt64) -> Bool {
+        unfiledEntries > 0 || folderCounts[Folder(scope: Substring(scope), pathHash: pathHash)] != nil
+    }
 
-    /// The folder of an entry's path: the text before its last `/`.
-    private static func folder(of relativePath: String) -> Substring {
-        guard let slash = relativePath.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
-        return relativePath[..<slash]
+    /// The folder of an entry's path `<scope>/<16 hex digits>/<name>`, or `nil` for another form.
+    private static func folder(of relativePath: String) -> Folder? {
+        let parts = relativePath.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[1].utf8.count == 16, let pathHash = UInt64(parts[1], radix: 16) else { return nil }
+        return Folder(scope: parts[0], pathHash: pathHash)
     }
 
     mutating func removeAll(under prefix: String) {

@@ -42,17 +42,20 @@ extension ResponseCache {
         }
     }
 
-    /// Whether the cache may hold entries in `folder` (`<scope>/<path digest>`): `false` only when
-    /// neither memory nor disk has any, so that a lookup there can miss without a key's digest.
-    func mayHoldEntries(in folder: String) -> Bool {
+    /// Whether the cache may hold entries in the folder of `draft` (`<scope>/<path digest>`):
+    /// `false` only when neither memory nor disk has any, so that a lookup there can miss without
+    /// a key's digest.
+    func mayHoldEntries(for draft: CacheKey.Draft) -> Bool {
         start()
-        if state.withLock({ $0.memory.hasEntries(in: folder) }) { return true }
-        return disk.hasFolder(folder)
+        if state.withLock({ $0.memory.hasEntries(scope: draft.scope, pathHash: draft.pathHash) }) { return true }
+        return disk.hasFolder(draft.folder)
     }
 
     /// Stores `response` for `key`, replacing what was there; keeps it in memory if it fits.
     public func store(_ response: CachedResponse, for key: CacheKey) {
         start()
+        var response = response
+        response.vary = Vary(response.headers)
         let path = key.relativePath
         var size = response.body.count
         do {

@@ -38,6 +38,8 @@ public final class ResponseCache: Sendable {
     public let directory: URL
     let disk: DiskCacheStore
     let state: Locked<State>
+    /// The keys made lately (a key's SHA-256 costs more than the rest of a memory hit).
+    let keyMemo = Locked(KeyMemo())
     let logger: Logger
 
     /// The memory store's default byte cap (seed `inMemoryCacheDefaultMaxSize`): 1 MB.

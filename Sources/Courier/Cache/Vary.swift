@@ -6,27 +6,45 @@ import Foundation
 /// keeps, for each name, the value the request that stored it sent; for a credential field
 /// (`Authorization`, a cookie, a captured authentication header) a digest of it, never the value
 /// (whether a name is a credential decides which form its value takes, so the two never mix).
-struct Vary: Equatable {
+struct Vary: Hashable, Sendable {
     /// The names, lowercased, sorted, without repeats; `nil` for `Vary: *`, which no request matches.
     let names: [String]?
 
     /// The `Vary` of `headers`, or `nil` when they have none (or an empty one).
     init?(_ headers: HTTPHeaders) {
-        let values = headers.values(for: "Vary")
-        guard !values.isEmpty else { return nil }
         var names: [String] = []
-        for value in values {
-            for part in value.split(separator: ",") {
-                let name = part.trimmingCharacters(in: .whitespaces).lowercased()
-                guard !name.isEmpty else { continue }
-                if name == "*" {
+        var found = false
+        // Read on the values' UTF-8 bytes, no array of values: a cache hit of a Vary response
+        // reads this.
+        for field in headers where field.name.caseInsensitiveEquals("Vary") {
+            found = true
+            let value = field.value
+            let bytes = value.utf8
+            // The usual value: one name, nothing around it.
+            if !bytes.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }), !value.isEmpty {
+                guard value != "*" else {
                     self.names = nil
                     return
                 }
-                names.append(name)
+                names.append(value.lowercased())
+                continue
+            }
+            var start = bytes.startIndex
+            while start <= bytes.endIndex {
+                let end = bytes[start...].firstIndex(of: UInt8(ascii: ",")) ?? bytes.endIndex
+                let part = value[start..<end].trimmingBlanks
+                if !part.isEmpty {
+                    if part == "*" {
+                        self.names = nil
+                        return
+                    }
+                    names.append(part.lowercased())
+                }
+                guard end < bytes.endIndex else { break }
+                start = bytes.index(after: end)
             }
         }
-        guard !names.isEmpty else { return nil }
+        guard found, !names.isEmpty else { return nil }
         // Usually one name: no sorting, no set.
         self.names = names.count == 1 ? names : Array(Set(names)).sorted()
     }

@@ -34,6 +34,10 @@ public final class APIClient: Sendable {
     package let answerObservers = Registrations<AnswerObserver>()
     /// What ``logout()`` runs besides forgetting credentials, by registration number.
     let logoutHandlers = Registrations<LogoutHandler>()
+    /// The request fields a stored `Vary` selection keeps only a digest of: credentials.
+    let cacheSecretHeaders: [String]
+    /// The background revalidations of stale cached responses running now, by cache key.
+    let backgroundRevalidations = Locked<[String: Task<Void, Never>]>([:])
 
     /// Creates a client.
     /// - Parameters:
@@ -46,6 +50,7 @@ public final class APIClient: Sendable {
         logsRequests = configuration.logger.logLevel <= .debug
         urlPrefix = URLBuilder.Prefix(baseURL: configuration.baseURL, apiPath: configuration.apiPath)
         observability = Observability(configuration: configuration)
+        cacheSecretHeaders = ["Authorization", "Proxy-Authorization", "Cookie"] + configuration.authenticationHeaders
         configurationProblem = RequestValidation.problem(in: configuration)
         if let configurationProblem {
             configuration.logger.error("Courier: every request of this client will fail: \(configurationProblem.message)")

@@ -32,9 +32,12 @@ public struct ClientConfiguration: Sendable {
     /// unreachable (offline, host unreachable, timed out), a request answers with its cached
     /// response, marked ``ResponseSource/offlineCache``, instead of failing.
     public var offlineMode = false
-    /// When a cached response answers a ``CacheOption/both`` request without a network request.
+    /// When a cached response answers a ``CacheOption/both`` request without a network request:
+    /// by default never; ``CacheFreshness/http`` follows the server's caching headers as a browser
+    /// does (see <doc:CachingAndOfflineMode> for which to choose).
     public var cacheFreshness = CacheFreshness.never
-    /// Whether a POST, PUT, PATCH or DELETE answered with a 2xx or 3xx removes the current user's
+    /// Whether a request of an unsafe method (any but GET, HEAD, OPTIONS and TRACE: POST, PUT,
+    /// PATCH, DELETE and methods of your own) answered with a 2xx or 3xx removes the current user's
     /// cached responses of its path (any query), of the parent path, and of the paths its
     /// `Location` and `Content-Location` name on the same origin (RFC 9111 §4.4). On by default.
     public var invalidatesCacheOnWrite = true

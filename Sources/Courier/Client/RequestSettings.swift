@@ -29,6 +29,9 @@ public struct RequestSettings: Sendable {
     public var decoder: (any DataDecoder)?
     /// How this request uses the response cache instead of the client's default.
     public var cacheOption: CacheOption?
+    /// When a cached response answers this request without the network, instead of the client's
+    /// ``ClientConfiguration/cacheFreshness``.
+    public var cacheFreshness: CacheFreshness?
     /// Whether a failure of this request is kept from the client's ``ErrorPresenter`` (seed
     /// `suppressErrorAlert`).
     public var suppressErrorAlert = false

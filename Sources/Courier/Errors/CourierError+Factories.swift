@@ -6,7 +6,6 @@ extension CourierError {
         CourierError(.cancelled, "The request was cancelled.", url: url, underlyingError: CancellationError())
     }
 
-    /// Wraps any error thrown while a request ran; a `CourierError` passes through unchanged.
     /// A response body over the allowed maximum.
     package static func responseTooLarge(_ url: URL, maximum: Int64, length: Int64?) -> CourierError {
         let size = length.map { "\($0) bytes" } ?? "more"
@@ -16,6 +15,14 @@ extension CourierError {
             url: url)
     }
 
+    /// A request that may be answered only from the cache, which holds nothing for it.
+    static func notCached(_ request: RequestSettings) -> CourierError {
+        CourierError(
+            .notCached,
+            "\(request.method) \(request.path) says Cache-Control: only-if-cached, and the cache holds no response for it; nothing was sent. Send it without only-if-cached to ask the network.")
+    }
+
+    /// Wraps any error thrown while a request ran; a `CourierError` passes through unchanged.
     package static func wrap(_ error: any Error, url: URL?) -> CourierError {
         if let error = error as? CourierError { return error }
         if error is CancellationError { return .cancelled(url) }

@@ -65,6 +65,9 @@ extension CourierError {
         /// The response body was longer than the allowed maximum
         /// (``ClientConfiguration/maximumResponseSize``); it was not read further.
         public static let responseTooLarge = Kind("responseTooLarge")
+        /// The request said `Cache-Control: only-if-cached` (under ``CacheFreshness/http``) and the
+        /// cache holds no response for it; nothing was sent. An HTTP cache answers `504` here.
+        public static let notCached = Kind("notCached")
 
         /// The server answered with `status`, outside the acceptable range.
         public static func httpStatus(_ status: Int) -> Kind { Kind(httpStatus: status) }

@@ -29,17 +29,22 @@ package enum HTTPDate {
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
     }
 
-    /// The date `text` gives in any of the three forms, or `nil`. `now` places an RFC 850 date's
-    /// two-digit year: a year more than 50 years ahead is the last one in the past that ends in
-    /// the same two digits.
+    /// The date `text` gives in any of the three forms, or `nil`. Names of days and months and
+    /// `GMT` are read in any case (RFC 9110 §5.6.7 makes them case-sensitive; browsers do not);
+    /// fields are separated by one space (asctime's day takes two digits or a space and one).
+    /// `now` places an RFC 850 date's two-digit year: a year more than 50 years ahead is the last
+    /// one in the past that ends in the same two digits.
     package static func parse(_ text: String, now: Date = Date()) -> Date? {
-        let fields = text.split(separator: " ", omittingEmptySubsequences: true)
+        var fields = text.split(separator: " ", omittingEmptySubsequences: false)
+        // asctime pads a one-digit day with a space: `Nov  6`.
+        if fields.count == 6, fields[2].isEmpty, fields[3].count == 1 { fields.remove(at: 2) }
+        guard !fields.contains(where: \.isEmpty) else { return nil }
         switch fields.count {
         case 6:  // Sun, 06 Nov 1994 08:49:37 GMT
-            guard fields[0].hasSuffix(","), fields[5] == "GMT", fields[3].count == 4, let year = Int32(fields[3]) else { return nil }
+            guard fields[0].hasSuffix(","), isGMT(fields[5]), fields[3].count == 4, let year = Int32(fields[3]) else { return nil }
             return date(day: fields[1], month: fields[2], year: year, clock: fields[4])
         case 4:  // Sunday, 06-Nov-94 08:49:37 GMT
-            guard fields[0].hasSuffix(","), fields[3] == "GMT" else { return nil }
+            guard fields[0].hasSuffix(","), isGMT(fields[3]) else { return nil }
             let parts = fields[1].split(separator: "-")
             guard parts.count == 3, parts[2].count == 2, let twoDigits = Int32(parts[2]) else { return nil }
             var year = Int32(currentYear(now) / 100 * 100) + twoDigits
@@ -53,8 +58,10 @@ package enum HTTPDate {
         }
     }
 
+    private static func isGMT(_ text: Substring) -> Bool { text.lowercased() == "gmt" }
+
     private static func date(day: Substring, month: Substring, year: Int32, clock: Substring) -> Date? {
-        guard day.count <= 2, let day = Int32(day), (1...31).contains(day), let month = months.firstIndex(of: String(month)) else { return nil }
+        guard day.count <= 2, let day = Int32(day), (1...31).contains(day), let month = months.firstIndex(where: { $0.caseInsensitiveEquals(String(month)) }) else { return nil }
         let time = clock.split(separator: ":")
         guard time.count == 3, time.allSatisfy({ $0.count == 2 }) else { return nil }
         guard let hour = Int32(time[0]), let minute = Int32(time[1]), let second = Int32(time[2]),

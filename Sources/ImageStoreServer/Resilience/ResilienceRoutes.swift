@@ -13,6 +13,14 @@ import NIOCore
 /// - `GET` or `POST /hold/{key}`: answers `{"key": key}` (or `size` pattern bytes, as `/bytes`
 ///   sends them) once `key` is released (``ImageStoreServer/release(_:)`` or
 ///   `POST /hold/{key}/release`), at once after that.
+/// - `GET /cached/{name}`: a resource whose caching headers the query chooses, for the cache's
+///   HTTP freshness tests: `{"name", "served"}` (`served`: the requests for `name` so far, this one
+///   included; per-name counts: ``ImageStoreServer/flakyAttempts(_:)`` of `cached/name`), with
+///   `cc` as `Cache-Control`, `expires` (seconds ahead, negative for past) as `Expires`,
+///   `modified` (seconds ago) as `Last-Modified`, `age` as `Age`, `etag` as a strong `ETag` (a request whose `If-None-Match` holds it gets a `304`), and
+///   `status` as the status. With `fail=S`, every request for `name` after the first answers `S`;
+///   with `hold=key`, every request after the first waits until `key` is released.
+///   `PURGE /cached/{name}` (a method of an app's own, unsafe by RFC 9110) answers `204`.
 struct ResilienceRoutes {
     let ledger: FlakyLedger
     let gate: HoldGate
@@ -36,6 +44,10 @@ struct ResilienceRoutes {
     func addTestRoutes(to router: Router<BasicRequestContext>) {
         router.get("hold/{key}", use: hold)
         router.post("hold/{key}", use: hold)
+        router.get("cached/{name}", use: cached)
+        if let purge = HTTPRequest.Method("PURGE") {
+            router.on("cached/{name}", method: purge) { _, _ in Response(status: .noContent) }
+        }
         router.post("hold/{key}/release") { _, context in
             gate.release(try context.parameters.require("key"))
             return Response(status: .noContent)
@@ -66,6 +78,45 @@ struct ResilienceRoutes {
         var response = try jsonResponse(reply, status: HTTPResponse.Status(code: status))
         if let retryAfter { response.headers[.retryAfter] = retryAfter }
         return response
+    }
+
+    @Sendable func cached(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let name = try context.parameters.require("name")
+        let query = request.uri.queryParameters
+        let served = ledger.next("cached/" + name)
+        if served > 1, let key = query.get("hold") { await gate.wait(for: String(key)) }
+        if served > 1, let failure = query.get("fail").flatMap({ Int($0) }) {
+            guard (200...599).contains(failure) else { throw HTTPError(.badRequest, message: "fail is a status between 200 and 599.") }
+            return try jsonResponse(["name": name], status: HTTPResponse.Status(code: failure))
+        }
+        let now = Date()
+        func date(_ seconds: String?) -> String? { seconds.flatMap { Double($0) }.flatMap { HTTPDate.format(now.addingTimeInterval($0)) } }
+        var fields = HTTPFields()
+        if let control = query.get("cc") { fields[.cacheControl] = String(control) }
+        if let expires = date(query.get("expires")) { fields[.expires] = expires }
+        if let modified = query.get("modified").flatMap({ Double($0) }).flatMap({ HTTPDate.format(now.addingTimeInterval(-$0)) }) {
+            fields[.lastModified] = modified
+        }
+        if let age = query.get("age") { fields[.age] = String(age) }
+        if let tag = query.get("etag") {
+            let etag = "\"\(tag)\""
+            fields[.eTag] = etag
+            if request.headers[.ifNoneMatch]?.contains(etag) == true {
+                return Response(status: .notModified, headers: fields)
+            }
+        }
+        let status = query.get("status").flatMap { Int($0) } ?? 200
+        guard (200...599).contains(status), ![204, 205, 304].contains(status) else {
+            throw HTTPError(.badRequest, message: "status is between 200 and 599, and not 204, 205 or 304 (they have no body).")
+        }
+        var response = try jsonResponse(CachedReply(name: name, served: served), status: HTTPResponse.Status(code: status))
+        for field in fields { response.headers[field.name] = field.value }
+        return response
+    }
+
+    struct CachedReply: Encodable {
+        let name: String
+        let served: Int
     }
 
     @Sendable func hold(_ request: Request, context: BasicRequestContext) async throws -> Response {

@@ -4,7 +4,8 @@ import Foundation
 // eight files and twelve calls (side calls that return at once, for records, logs, keys and
 // checks, are not counted):
 //   Deliver/APIClient+Send          send → deliver: record, then report a failure once, after every fallback
-//   Plan/APIClient+Cache            → serve: cache plan; cached answer, or perform → decode → store; offline fallback
+//   Plan/APIClient+Cache            → serve: cache plan; cached answer, or perform → decode → store; stale and offline
+//                                     fallbacks (+Revalidation: stale-while-revalidate's background revalidation)
 //   Perform/APIClient+Perform       → perform: prepare, adapt, attempt, capture/refresh, retry, validate
 //   Prepare/APIClient+Prepare       → prepare: URL, body, the app's own values checked before sending
 //   Exchange/APIClient+Attempt      → attempt → InFlightExchanges.send → SharedExchange: one exchange,

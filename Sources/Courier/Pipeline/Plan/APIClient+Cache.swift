@@ -11,6 +11,10 @@ extension APIClient {
         let urlBase: URLBuilder.Base
         let option: CacheOption
         let offline: Bool
+        /// When a stored response answers without the network.
+        let freshness: CacheFreshness
+        /// Whether the cache is read.
+        let reads: Bool
         /// Whether a successful response is stored.
         let saves: Bool
         /// The request's header fields as Courier sends them, before credentials: what a stored
@@ -18,25 +22,73 @@ extension APIClient {
         let headers: HTTPHeaders
         /// The fields a stored selection keeps only a digest of: credentials.
         let secretHeaders: [String]
+        /// The request's `Cache-Control` (`Pragma: no-cache` without one is `no-cache`), read
+        /// under ``CacheFreshness/http`` only.
+        let control: CacheControl
 
         init(
-            cache: ResponseCache, draft: CacheKey.Draft, urlBase: URLBuilder.Base, option: CacheOption, offline: Bool, saves: Bool,
-            headers: HTTPHeaders, secretHeaders: [String]
+            cache: ResponseCache, draft: CacheKey.Draft, urlBase: URLBuilder.Base, option: CacheOption, offline: Bool,
+            freshness: CacheFreshness, method: HTTPMethod, usesCache: Bool, saves: Bool, headers: HTTPHeaders, secretHeaders: [String]
         ) {
             self.cache = cache
             self.draft = draft
             self.urlBase = urlBase
             self.option = option
             self.offline = offline
-            self.saves = saves
+            self.freshness = freshness
             self.headers = headers
             self.secretHeaders = secretHeaders
+            var reads = usesCache && option != .networkOnly
+            var saves = usesCache && saves
+            if freshness.rule == .http {
+                var control = CacheControl(headers)
+                if !headers.contains("Cache-Control"), headers.values(for: "Pragma").contains(where: { $0.lowercased().contains("no-cache") }) {
+                    control.noCache = true
+                }
+                self.control = control
+                // A private HTTP cache keeps answers to GET and HEAD, and none a request forbids it to.
+                let cacheable = method == .get || method == .head
+                reads = reads && cacheable && !control.noStore
+                saves = saves && cacheable && !control.noStore
+            } else {
+                control = CacheControl(nil as String?)
+            }
+            self.reads = reads
+            self.saves = saves
+        }
+
+        /// Whether the request says `only-if-cached`: the cache answers, or nothing does.
+        var onlyIfCached: Bool { control.onlyIfCached }
+
+        /// The fields of `response` that are not stored besides those no entry keeps: under
+        /// ``CacheFreshness/http``, those a `no-cache="…"` names (they may not be given again
+        /// without revalidation, RFC 9111 §5.2.2.4).
+        func withheldFields(of response: TransportResponse) -> [String] {
+            guard freshness.rule == .http else { return [] }
+            return CacheControl(response.headers).noCacheFields
+        }
+
+        /// The stored `entry` as it answers the request: under ``CacheFreshness/http`` with an
+        /// `Age` field of its current age, as an HTTP cache gives it (RFC 9111 §5.1).
+        func served(_ entry: CachedResponse) -> CachedResponse {
+            guard freshness.rule == .http else { return entry }
+            var entry = entry
+            let age = HTTPFreshness(entry, now: Date()).age
+            entry.headers["Age"] = String(Int(min(age.rounded(.down), 2_147_483_648)))
+            return entry
+        }
+
+        /// Whether `response` may be stored under the freshness rule: under ``CacheFreshness/http``
+        /// a final status its headers allow (RFC 9111 §3), else a 2xx.
+        func mayStore(_ response: TransportResponse) -> Bool {
+            guard freshness.rule == .http else { return (200..<300).contains(response.statusCode) }
+            return HTTPFreshness.isStorable(status: response.statusCode, headers: response.headers, control: CacheControl(response.headers))
         }
 
         /// The key, with its digest.
         var key: CacheKey {
             if let resolvedKey { return resolvedKey }
-            let key = draft.key()
+            let key = draft.key(memo: cache.keyMemo)
             resolvedKey = key
             return key
         }
@@ -47,12 +99,12 @@ extension APIClient {
         /// (RFC 9111 §4.1): the entry under the key holds the variant stored last, and each variant
         /// is also under a key of its own, found from the names the last one's `Vary` gives.
         func storedResponse() -> CachedResponse? {
-            guard cache.mayHoldEntries(in: draft.folder), let entry = cache.response(for: key) else { return nil }
-            guard let vary = Vary(entry.headers) else { return entry }
+            guard cache.mayHoldEntries(for: draft), let entry = cache.response(for: key) else { return nil }
+            guard let vary = entry.vary else { return entry }
             guard vary.names != nil else { return nil }
             if vary.matches(entry.selection, headers: headers, secret: secretHeaders) { return entry }
             guard let variant = cache.response(for: draft.variantKey(vary.selection(of: headers, secret: secretHeaders))),
-                  let own = Vary(variant.headers), own.matches(variant.selection, headers: headers, secret: secretHeaders)
+                  let own = variant.vary, own.matches(variant.selection, headers: headers, secret: secretHeaders)
             else { return nil }
             return variant
         }
@@ -80,23 +132,38 @@ extension APIClient {
         _ request: Request<Value>, record: inout RequestRecord, cached: ((Response<Value>) async -> Void)?
     ) async throws(CourierError) -> Response<Value> {
         var settings = request.settings
-        let plan = cachePlan(for: settings)
+        let plan = try cachePlan(for: settings)
         record.urlBase = plan?.urlBase
         var stored: CachedResponse?
-        if let plan, plan.option != .networkOnly {
+        if let plan, plan.reads {
             if let entry = plan.storedResponse(),
-               let response = try? decode(entry.transportResponse, for: request, record: record, source: .cache) {
+               let response = try? decode(plan.served(entry).transportResponse, for: request, record: record, source: .cache) {
                 recordCache("hit", record)
                 stored = entry
-                if plan.option == .cacheOnly || configuration.cacheFreshness.isFresh(entry) { return response }
-                await cached?(response)
-                if settings.addConditions(for: entry) { record.revalidating = entry }
+                if plan.option == .cacheOnly || plan.onlyIfCached { return response }
+                switch plan.freshness.use(of: entry, request: plan.control) {
+                case .fresh:
+                    return response
+                case .staleWhileRevalidate:
+                    revalidateInBackground(settings, entry: entry, key: plan.key.relativePath)
+                    return response
+                case .validate:
+                    await cached?(response)
+                    if settings.addConditions(for: entry) { record.revalidating = entry }
+                }
             } else {
                 recordCache("miss", record)
+                if plan.onlyIfCached { throw complete(CourierError.notCached(settings), record: record) }
             }
         }
         do throws(CourierError) {
             let response = try await perform(settings, record: &record)
+            if let plan, let stored, Self.isServerFailure(response.statusCode),
+               plan.freshness.servesOnError(stored, request: plan.control),
+               let answer = try? decode(plan.served(stored).transportResponse, for: request, record: record, source: .cache) {
+                recordCache("stale", record)
+                return answer
+            }
             let decoded: Response<Value>
             do {
                 decoded = try decode(response, for: request, record: record, source: .network)
@@ -104,12 +171,23 @@ extension APIClient {
                 throw complete(error, record: record)
             }
             if let plan {
-                if !revalidatedUnchanged(response, record: record) { self.record(response, method: settings.method, plan: plan) }
+                if !revalidatedUnchanged(response, record: record, freshness: plan.freshness) {
+                    self.record(response, method: settings.method, plan: plan)
+                }
                 if record.revalidating != nil, record.statusCode == 304 { recordCache("revalidated", record) }
             }
             return decoded
         } catch {
-            guard let plan, plan.offline, error.classification.isUnreachable,
+            guard let plan else { throw error }
+            // stale-if-error: the network failed, or answered with a server failure.
+            if let stored, error.classification.isUnreachable || error.classification == .connectionLost
+                || error.kind.status.map(Self.isServerFailure) == true,
+               plan.freshness.servesOnError(stored, request: plan.control),
+               let response = try? decode(plan.served(stored).transportResponse, for: request, record: record, source: .cache) {
+                recordCache("stale", record)
+                return response
+            }
+            guard plan.offline, error.classification.isUnreachable,
                   let entry = stored ?? plan.storedResponse(),
                   let response = try? decode(entry.transportResponse, for: request, record: record, source: .offlineCache)
             else { throw error }
@@ -119,27 +197,38 @@ extension APIClient {
         }
     }
 
+    /// 500, 502, 503 and 504: the statuses `stale-if-error` answers in place of (RFC 5861 §4).
+    static func isServerFailure(_ status: Int) -> Bool { status == 500 || status == 502 || status == 503 || status == 504 }
+
     /// The cache plan, or `nil` when the request neither reads, writes nor invalidates the cache.
-    func cachePlan(for request: RequestSettings) -> CachePlan? {
+    func cachePlan(for request: RequestSettings) throws(CourierError) -> CachePlan? {
         guard let cache = configuration.cache else { return nil }
         let option = request.cacheOption ?? configuration.cacheOption
         let offline = request.offlineMode ?? configuration.offlineMode
         let usesCache = (option != .networkOnly || offline) && request.streamedBody == nil
-        guard usesCache || (request.method.isWrite && configuration.invalidatesCacheOnWrite) else { return nil }
+        guard usesCache || (request.method.isUnsafe && configuration.invalidatesCacheOnWrite) else { return nil }
+        let freshness: CacheFreshness
+        if let own = request.cacheFreshness {
+            try RequestValidation.checkFreshness(own, "The request's cacheFreshness")
+            freshness = own
+        } else {
+            freshness = configuration.cacheFreshness
+        }
         // A write that only invalidates needs the scope and path, not the body's digest.
         guard let (draft, urlBase) = try? (usesCache ? cacheKey(for: request) : cacheKey(for: request, hashingBody: false)) else { return nil }
         var headers = configuration.defaultHeaders
         headers.merge(request.headers)
         return CachePlan(
-            cache: cache, draft: draft, urlBase: urlBase, option: option, offline: offline, saves: usesCache && request.shouldSaveInCache,
-            headers: headers, secretHeaders: ["Authorization", "Proxy-Authorization", "Cookie"] + configuration.authenticationHeaders)
+            cache: cache, draft: draft, urlBase: urlBase, option: option, offline: offline, freshness: freshness, method: request.method,
+            usesCache: usesCache, saves: request.shouldSaveInCache, headers: headers,
+            secretHeaders: cacheSecretHeaders)
     }
 
     /// Whether `response` is a stored entry a `304` confirmed without changing any header field the
     /// cache keeps of it, under a freshness rule that does not read the storage time: storing it
     /// again would rewrite the same entry on every revalidation.
-    func revalidatedUnchanged(_ response: TransportResponse, record: RequestRecord) -> Bool {
-        guard let stored = record.revalidating, record.statusCode == 304, !configuration.cacheFreshness.readsStorageTime else { return false }
+    func revalidatedUnchanged(_ response: TransportResponse, record: RequestRecord, freshness: CacheFreshness) -> Bool {
+        guard let stored = record.revalidating, record.statusCode == 304, !freshness.readsStorageTime else { return false }
         // Date aside: it changes with every answer and decides nothing here.
         func withoutDate(_ headers: HTTPHeaders) -> [HTTPHeaders.Field] { headers.fields.filter { !$0.name.caseInsensitiveEquals("Date") } }
         // `response` is the stored entry revalidated by the 304 (`revalidated(by:excluding:)`): its
@@ -149,16 +238,16 @@ extension APIClient {
 
     /// Stores a successful response, or invalidates a write's paths.
     func record(_ response: TransportResponse, method: HTTPMethod, plan: CachePlan) {
-        if method.isWrite, configuration.invalidatesCacheOnWrite, (200..<400).contains(response.statusCode) {
+        if method.isUnsafe, configuration.invalidatesCacheOnWrite, (200..<400).contains(response.statusCode) {
             invalidate(after: response, plan: plan)
         }
-        guard (200..<300).contains(response.statusCode), plan.saves, response.statusCode != 304, response.isCacheable,
+        guard plan.saves, response.statusCode != 304, plan.mayStore(response), response.isCacheable,
               (authentication?.cacheScope ?? CacheKey.publicScope) == plan.draft.scope
         else { return }
         plan.store(
             CachedResponse(
-                statusCode: response.statusCode, storing: response.headers, excluding: configuration.authenticationHeaders,
-                body: response.body, url: response.url))
+                statusCode: response.statusCode, storing: response.headers,
+                excluding: configuration.authenticationHeaders + plan.withheldFields(of: response), body: response.body, url: response.url))
     }
 }
 
@@ -203,8 +292,9 @@ extension RequestSettings {
 }
 
 extension HTTPMethod {
-    /// POST, PUT, PATCH and DELETE: the methods whose success invalidates cached GETs.
-    var isWrite: Bool { self == .post || self == .put || self == .patch || self == .delete }
+    /// Any method but GET, HEAD, OPTIONS and TRACE (RFC 9110 §9.2.1): the methods whose success
+    /// invalidates cached responses (RFC 9111 §4.4).
+    var isUnsafe: Bool { !(self == .get || self == .head || self == .options || rawValue == "TRACE") }
 }
 
 extension ErrorClassification {
@@ -221,7 +311,7 @@ extension TransportResponse {
     /// Whether the response may be stored: complete (as long as its `Content-Length` says) and not
     /// marked `no-store`.
     var isCacheable: Bool {
-        if CacheControl(headers["Cache-Control"]).noStore { return false }
+        if CacheControl(headers).noStore { return false }
         if let length = headers["Content-Length"].flatMap(Int.init), length != body.count { return false }
         return true
     }
@@ -235,11 +325,14 @@ extension CachedResponse {
 
     /// The response a `304` stands for: this entry's status and body, with its header fields
     /// updated by the `304`'s as RFC 9111 §3.2 says: each field the `304` carries replaces the
-    /// stored field of that name, or is added, except `Content-Length` (the `304` has no body).
+    /// stored field of that name, or is added, except `Content-Length` (the `304` has no body);
+    /// a stored `Age` goes when the `304` has none (its age starts again).
     /// What a cache never stores is left out here too, and so are `excluded` fields (the
     /// client's captured authentication headers): what is stored again stays free of them.
     func revalidated(by notModified: TransportResponse, excluding excluded: [String]) -> TransportResponse {
         let update = Self.storable(notModified.headers, excluding: excluded + ["Content-Length"])
+        // The stored `Age` described the first answer; a 304 without one is a new answer of age 0.
+        let ageGone = !update.contains("Age")
         var merged = HTTPHeaders()
         merged.reserveCapacity(headers.count + update.count)
         // A replaced field keeps its place (so an unchanged entry compares equal); new ones go last.
@@ -248,7 +341,7 @@ extension CachedResponse {
             guard placed.insert(name.lowercased()).inserted else { return }
             for field in update where field.name.caseInsensitiveEquals(name) { merged.add(name: field.name, value: field.value) }
         }
-        for field in headers {
+        for field in headers where !(ageGone && field.name.caseInsensitiveEquals("Age")) {
             if update.contains(field.name) { place(field.name) } else { merged.add(name: field.name, value: field.value) }
         }
         for field in update { place(field.name) }

@@ -64,6 +64,12 @@ enum RequestValidation {
         try checkSize(wire.maximumResponseSize, setting + "'s maximumResponseSize")
     }
 
+    /// A freshness rule's age: 0 or more seconds, or `.infinity`.
+    static func checkFreshness(_ freshness: CacheFreshness, _ setting: String) throws(CourierError) {
+        guard let seconds = freshness.maximumAge, seconds.isNaN || seconds < 0 else { return }
+        throw invalid("\(setting) is .age(\(seconds)); an age must be 0 or more seconds (.infinity: fresh forever)")
+    }
+
     /// A retry policy's counts and durations.
     static func checkRetryPolicy(_ policy: RetryPolicy, _ setting: String) throws(CourierError) {
         guard policy.maximumAttempts >= 1 else {
@@ -83,9 +89,7 @@ enum RequestValidation {
             try checkSize(configuration.maximumResponseSize, "ClientConfiguration.maximumResponseSize")
             try checkHeaders(configuration.defaultHeaders, "ClientConfiguration.defaultHeaders")
             try checkRetryPolicy(configuration.retryPolicy, "ClientConfiguration.retryPolicy")
-            if let seconds = configuration.cacheFreshness.maximumAge, seconds.isNaN || seconds < 0 {
-                throw invalid("ClientConfiguration.cacheFreshness is .age(\(seconds)); an age must be 0 or more seconds (.infinity: fresh forever)")
-            }
+            try checkFreshness(configuration.cacheFreshness, "ClientConfiguration.cacheFreshness")
             guard configuration.redirects.maximumRedirects >= 0 else {
                 throw invalid("ClientConfiguration.redirects.maximumRedirects is \(configuration.redirects.maximumRedirects); it must be 0 or more (0 follows none)")
             }

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Scores Courier's cache with the HTTP caching tests (http-tests/cache-tests, by the editor of RFC
+# 9111): the browser set of 300 tests, run on both transports through Scripts/cache-tests.mjs, with
+# CacheFreshness.http and with the default freshness (.never), both with CacheOption.both, beside
+# the published browser scores.
+#
+# Usage: Scripts/cache-tests.sh [SUITE]
+#   SUITE  the cache-tests folder; default: $COURIER_CACHE_TESTS, else ../shared/cache-tests (a copy
+#          of the suite at commit b55b8bd kept beside this repository; it is not part of Courier).
+# Needs Node 18 or later (no npm packages). Per-test results go to .build/cache-tests/*.json.
+# Fails when CacheFreshness.http passes fewer than $COURIER_CACHE_TESTS_MINIMUM tests (default 215)
+# on either transport. Without the suite it says so and exits 0: there is nothing to score.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+suite="${1:-${COURIER_CACHE_TESTS:-../shared/cache-tests}}"
+minimum="${COURIER_CACHE_TESTS_MINIMUM:-215}"
+if [ ! -f "$suite/test-engine/client/runner.mjs" ] || [ ! -f "$suite/tests/index.mjs" ]; then
+    echo "cache-tests: no copy of the HTTP caching tests at $suite (test-engine/ and tests/ of"
+    echo "https://github.com/http-tests/cache-tests); give its folder as the first argument or in"
+    echo "COURIER_CACHE_TESTS to score Courier's cache. Nothing was run."
+    exit 0
+fi
+if ! command -v node >/dev/null 2>&1; then
+    echo "cache-tests: Node.js 18 or later is needed (Debian: apt-get install nodejs)." >&2
+    exit 1
+fi
+if ! node -e 'process.exit(parseInt(process.versions.node) >= 18 ? 0 : 1)'; then
+    echo "cache-tests: Node.js $(node --version) is too old; the suite needs 18 or later." >&2
+    exit 1
+fi
+
+if ! build_log="$(swift build --product courier-test-helper 2>&1)"; then
+    echo "$build_log" >&2
+    echo "cache-tests: building courier-test-helper failed." >&2
+    exit 1
+fi
+helper="$(swift build --show-bin-path)/courier-test-helper"
+results=.build/cache-tests
+mkdir -p "$results"
+
+score() {  # transport freshness → "passed of total"
+    node Scripts/cache-tests.mjs "$suite" "$helper" "$1" "$2" "$results/$1-$2.json"
+}
+browser() {  # name → passed
+    node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); console.log(Object.values(r).filter(v => v === true).length)' "$suite/results/$1.json"
+}
+
+status=0
+declare -A counts
+for transport in urlsession ahc; do
+    for freshness in http never; do
+        counts[$transport-$freshness]="$(score "$transport" "$freshness" | tail -n 1)"
+    done
+    passed="${counts[$transport-http]%% *}"
+    if ! [[ "$passed" =~ ^[0-9]+$ ]] || [ "$passed" -lt "$minimum" ]; then
+        echo "cache-tests: CacheFreshness.http on $transport passed ${counts[$transport-http]}, below $minimum." >&2
+        status=1
+    fi
+done
+
+echo "HTTP caching tests, browser set (tests passed):"
+printf '  %-56s %s\n' "Courier, CacheFreshness.http, URLSession" "${counts[urlsession-http]}"
+printf '  %-56s %s\n' "Courier, CacheFreshness.http, async-http-client" "${counts[ahc-http]}"
+printf '  %-56s %s\n' "Courier, default freshness (.never), URLSession" "${counts[urlsession-never]}"
+printf '  %-56s %s\n' "Courier, default freshness (.never), async-http-client" "${counts[ahc-never]}"
+for name in chrome firefox safari; do
+    [ -f "$suite/results/$name.json" ] && printf '  %-56s %s\n' "$name (published with the suite)" "$(browser "$name")"
+done
+echo "Per-test results: $results/"
+exit "$status"
