@@ -141,12 +141,12 @@ public final class Cassette: Sendable {
                 // A cassette being recorded answers nothing, not even what it recorded a moment ago.
                 return canRecord ? .record(redacted) : .miss(recordingMiss(redacted))
             }
-            let path = redacted.url.path
+            let path = CassetteMatching.lookupPath(redacted.url)
             let candidates = state.entries.indices.filter { index in
-                let recorded = state.entries[index].request
+                let entry = state.entries[index]
                 // Method and path first: cheap, and most entries differ there.
-                return recorded.method == redacted.method && recorded.url.path == path
-                    && matching.differences(between: redacted, and: recorded).isEmpty
+                return entry.request.method == redacted.method && entry.lookupPath == path
+                    && matching.differences(between: redacted, and: entry.request).isEmpty
             }
             if let index = candidates.first(where: { !state.used[$0] }) {
                 state.used[index] = true

@@ -64,6 +64,11 @@ extension CassetteEntry {
         let mimeType = headers["Content-Type"] ?? ""
         let form = HARBodyText.form(body, mimeType: mimeType)
         json.beginObject()
+        if let error = failure?.error {
+            // A request that got no answer, read from a browser's file: kept as it was written.
+            json.literalKey("_error")
+            json.write(error)
+        }
         json.literalKey("bodySize")
         json.write(body.count)
         json.literalKey("content")
@@ -85,7 +90,7 @@ extension CassetteEntry {
         json.literalKey("status")
         json.write(status)
         json.literalKey("statusText")
-        json.write(statusText.isEmpty ? HTTPStatus.reason(status) : statusText)
+        json.write(statusText.isEmpty && failure == nil ? HTTPStatus.reason(status) : statusText)
         json.endObject()
     }
 

@@ -11,6 +11,14 @@ extension CassetteEntry {
     /// errors name.
     func answer(_ request: TransportRequest, shownURL: URL, observer: TransferObserver) throws(CourierError) -> TransportResponse {
         try Self.checkCancellation(shownURL)
+        if let failure {
+            let reason = failure.error.map { " (\($0))" } ?? ""
+            let what = failure.kind == .cancelled ? "was cancelled before it got an answer" : "got no answer"
+            throw CourierError(
+                failure.kind,
+                "The recorded request \(request.method) \(shownURL.absoluteString) \(what)\(reason): the cassette replays that failure.",
+                url: shownURL)
+        }
         if let upload = observer.upload {
             let total = request.bodyLength
             var sent: Int64 = 0

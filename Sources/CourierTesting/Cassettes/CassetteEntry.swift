@@ -5,7 +5,9 @@ import Foundation
 /// the cassette is written).
 struct CassetteEntry: Sendable {
     /// The request as sent, redacted; its body in memory.
-    var request: TransportRequest
+    var request: TransportRequest {
+        didSet { lookupPath = CassetteMatching.lookupPath(request.url) }
+    }
     var status: Int
     var statusText: String
     var headers: HTTPHeaders
@@ -14,6 +16,37 @@ struct CassetteEntry: Sendable {
     var startedDateTime: String
     var timings: HARTimings
     var time: Double
+    /// For a request that got no answer (a HAR entry with status 0 or no response, as browsers
+    /// write blocked, cancelled and failed requests): how it failed. A request matching it fails
+    /// the same way.
+    var failure: Failure?
+    /// The request's path as sent, decoded (``CassetteMatching/lookupPath(_:)``), made once.
+    private(set) var lookupPath: [UInt8]
+
+    /// How a recorded request failed.
+    struct Failure: Sendable {
+        /// ``CourierError/Kind/cancelled`` when the file says the request was cancelled or
+        /// aborted, else ``CourierError/Kind/cannotConnect``.
+        var kind: CourierError.Kind
+        /// The `_error` the file gives (Chrome, mitmproxy), if any.
+        var error: String?
+    }
+
+    init(
+        request: TransportRequest, status: Int, statusText: String, headers: HTTPHeaders, body: Data, startedDateTime: String,
+        timings: HARTimings, time: Double, failure: Failure? = nil
+    ) {
+        self.request = request
+        self.status = status
+        self.statusText = statusText
+        self.headers = headers
+        self.body = body
+        self.startedDateTime = startedDateTime
+        self.timings = timings
+        self.time = time
+        self.failure = failure
+        lookupPath = CassetteMatching.lookupPath(request.url)
+    }
 }
 
 extension CassetteEntry {
@@ -25,8 +58,9 @@ extension CassetteEntry {
         guard let url = URL(string: entry.request.url), url.scheme != nil else {
             throw problem("has the URL \"\(entry.request.url)\", which is not an absolute URL")
         }
-        guard (100...999).contains(entry.response.status) else {
-            throw problem("has the status \(entry.response.status) (a request that got no response cannot be replayed)")
+        let response = entry.response ?? HARResponse.none
+        guard response.status == 0 || (100...999).contains(response.status) else {
+            throw problem("has the status \(response.status), which is no HTTP status (0 for no response, else 100 to 999)")
         }
         var request = TransportRequest(url: url, method: HTTPMethod(rawValue: entry.request.method.uppercased()), headers: Self.headers(entry.request.headers))
         if let postData = entry.request.postData {
@@ -37,22 +71,53 @@ extension CassetteEntry {
                 request.body = HARBodyText.bytes(postData.text, mimeType: postData.mimeType.isEmpty ? request.headers["Content-Type"] ?? "" : postData.mimeType)
             }
         }
-        self.request = request
-        status = entry.response.status
-        statusText = entry.response.statusText
-        headers = Self.headers(entry.response.headers)
-        if entry.response.content.encoding?.lowercased() == "base64" {
-            guard let bytes = Data(base64Encoded: entry.response.content.text, options: .ignoreUnknownCharacters) else {
+        var headers = Self.headers(response.headers)
+        let body: Data
+        let isBase64 = response.content.encoding?.lowercased() == "base64"
+        if isBase64 {
+            guard let bytes = Data(base64Encoded: response.content.text, options: .ignoreUnknownCharacters) else {
                 throw problem("has a response body marked base64 that is not base64")
             }
             body = bytes
         } else {
-            let mimeType = headers["Content-Type"] ?? entry.response.content.mimeType
-            body = HARBodyText.bytes(entry.response.content.text, mimeType: mimeType)
+            let mimeType = headers["Content-Type"] ?? response.content.mimeType
+            body = HARBodyText.bytes(response.content.text, mimeType: mimeType)
         }
-        startedDateTime = entry.startedDateTime
-        timings = entry.timings
-        time = entry.time
+        // Browsers write the body decoded beside the `Content-Encoding` it came in: replayed as a
+        // transport that decoded it hands it on, without the fields that described the encoded bytes.
+        if ResponseFraming.isEncoded(headers), !Self.isStillEncoded(body, headers: headers, base64: isBase64) {
+            headers = ResponseFraming.decoded(headers)
+        }
+        var failure: Failure?
+        if response.status == 0 {
+            let error = response.error ?? entry.error
+            failure = Failure(kind: Self.isCancellation(error) ? .cancelled : .cannotConnect, error: error)
+        }
+        self.init(
+            request: request, status: response.status, statusText: response.statusText, headers: headers, body: body,
+            startedDateTime: entry.startedDateTime, timings: entry.timings, time: entry.time, failure: failure)
+    }
+
+    /// Whether `body` is still in the content coding `headers` name: never for a body the file
+    /// gives as text (encoded bytes are not text); for base64, by the coding's leading bytes
+    /// (gzip, zlib's deflate, zstd; a brotli body has none, and is taken as encoded).
+    private static func isStillEncoded(_ body: Data, headers: HTTPHeaders, base64: Bool) -> Bool {
+        guard base64 else { return false }
+        let coding = headers["Content-Encoding"]?.split(separator: ",").last?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let head = [UInt8](body.prefix(4))
+        switch coding {
+        case "gzip", "x-gzip": return head.starts(with: [0x1F, 0x8B])
+        case "deflate": return head.first.map { $0 & 0x0F == 8 } ?? false
+        case "zstd": return head.starts(with: [0x28, 0xB5, 0x2F, 0xFD])
+        default: return true
+        }
+    }
+
+    /// Whether a HAR `_error` says the request was cancelled: Chrome's `net::ERR_ABORTED`,
+    /// mitmproxy's "… cancelled …", a "canceled" of Firefox's or Safari's console.
+    private static func isCancellation(_ error: String?) -> Bool {
+        guard let error = error?.lowercased() else { return false }
+        return error.contains("aborted") || error.contains("cancelled") || error.contains("canceled")
     }
 
     // MARK: Pieces

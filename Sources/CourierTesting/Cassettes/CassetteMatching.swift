@@ -3,8 +3,10 @@ import Foundation
 
 /// How a ``Cassette`` finds the recorded answer to a request.
 ///
-/// By default a request matches a recorded one with the same method and URL, query parameters in
-/// any order. Identical requests are answered in the order they were recorded: the first `GET
+/// By default a request matches a recorded one with the same method and URL, compared as HTTP
+/// means them (RFC 3986 §6.2.3, RFC 9110 §4.2.3): scheme and host in any case, a default port the
+/// same as none, an empty path the same as `/`, percent-encoding by the bytes it encodes (`%7E` is
+/// `~`), and query parameters in any order. Identical requests are answered in the order they were recorded: the first `GET
 /// /items` gets the first recorded answer, the second the second.
 ///
 /// ```swift
@@ -54,8 +56,9 @@ public struct CassetteMatching: Sendable {
         if comparesHost, Self.origin(asked) != Self.origin(answered) {
             differences.append("host: recorded \(Self.origin(answered)), asked \(Self.origin(asked))")
         }
-        if asked?.percentEncodedPath != answered?.percentEncodedPath {
-            differences.append("path: recorded \(answered?.percentEncodedPath ?? ""), asked \(asked?.percentEncodedPath ?? "")")
+        let askedPath = Self.path(asked), answeredPath = Self.path(answered)
+        if Self.decodedBytes(askedPath) != Self.decodedBytes(answeredPath) {
+            differences.append("path: recorded \(answeredPath), asked \(askedPath)")
         }
         differences += Self.queryDifferences(asked: Self.query(request.url), recorded: Self.query(recorded.url))
         if comparesBody, !Self.bodiesMatch(request.body ?? Data(), recorded.body ?? Data()) {
@@ -74,10 +77,52 @@ public struct CassetteMatching: Sendable {
 
     // MARK: Parts
 
+    /// Scheme and host lowercased, and the port unless it is the scheme's default.
     private static func origin(_ components: URLComponents?) -> String {
         guard let components else { return "" }
-        let port = components.port.map { ":\($0)" } ?? ""
-        return "\(components.scheme ?? "")://\(components.host ?? "")\(port)"
+        let scheme = components.scheme?.lowercased() ?? ""
+        let defaultPort = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
+        let port = components.port.flatMap { $0 == defaultPort ? nil : ":\($0)" } ?? ""
+        return "\(scheme)://\(components.host?.lowercased() ?? "")\(port)"
+    }
+
+    /// The path as sent, percent-encoded; an empty one is `/`.
+    private static func path(_ components: URLComponents?) -> String {
+        let path = components?.percentEncodedPath ?? ""
+        return path.isEmpty ? "/" : path
+    }
+
+    /// The path of `url` as a request line gives it, decoded: what ``Cassette`` looks entries up by.
+    static func lookupPath(_ url: URL) -> [UInt8] {
+        decodedBytes(path(URLComponents(url: url, resolvingAgainstBaseURL: false)))
+    }
+
+    /// The bytes `text` stands for, each `%XX` decoded (a `%` not followed by two hex digits is itself).
+    static func decodedBytes(_ text: String) -> [UInt8] {
+        let bytes = Array(text.utf8)
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+               let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
+                decoded.append(high << 4 | low)
+                index += 3
+            } else {
+                decoded.append(bytes[index])
+                index += 1
+            }
+        }
+        return decoded
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     /// The query as sorted `name=value` pairs, percent-decoded.

@@ -48,20 +48,25 @@ struct HAREntry: Decodable, Sendable {
     /// Milliseconds, the sum of ``timings``.
     var time: Double
     var request: HARRequest
-    var response: HARResponse
+    /// `nil` when the entry has none (a request that got no answer, as some tools write it).
+    var response: HARResponse?
     var timings: HARTimings
+    /// Why the request failed, where a tool writes it on the entry (`_error`).
+    var error: String?
 
     enum CodingKeys: String, CodingKey {
         case startedDateTime, time, request, response, timings
+        case error = "_error"
     }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         startedDateTime = try container.decodeIfPresent(String.self, forKey: .startedDateTime) ?? ""
-        time = try container.decodeIfPresent(Double.self, forKey: .time) ?? 0
+        time = (try? container.decodeIfPresent(Double.self, forKey: .time)) ?? 0
         request = try container.decode(HARRequest.self, forKey: .request)
-        response = try container.decode(HARResponse.self, forKey: .response)
+        response = try container.decodeIfPresent(HARResponse.self, forKey: .response)
         timings = try container.decodeIfPresent(HARTimings.self, forKey: .timings) ?? HARTimings(wait: time)
+        error = try? container.decodeIfPresent(String.self, forKey: .error)
     }
 }
 
@@ -129,13 +134,32 @@ struct HARResponse: Decodable, Sendable {
     var redirectURL: String
     var headersSize: Int
     var bodySize: Int
+    /// Why the request got no answer, where a tool writes it (Chrome: `net::ERR_…`).
+    var error: String?
 
     enum CodingKeys: String, CodingKey {
         case status, statusText, httpVersion, cookies, headers, content, redirectURL, headersSize, bodySize
+        case error = "_error"
+    }
+
+    /// A response that never came: status 0, nothing else.
+    static let none = HARResponse(status: 0)
+
+    private init(status: Int) {
+        self.status = status
+        statusText = ""
+        httpVersion = ""
+        cookies = []
+        headers = []
+        content = HARContent(size: 0, mimeType: "", text: "", encoding: nil)
+        redirectURL = ""
+        headersSize = -1
+        bodySize = -1
     }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        error = try? container.decodeIfPresent(String.self, forKey: .error)
         status = try container.decode(Int.self, forKey: .status)
         statusText = try container.decodeIfPresent(String.self, forKey: .statusText) ?? ""
         httpVersion = try container.decodeIfPresent(String.self, forKey: .httpVersion) ?? "HTTP/1.1"

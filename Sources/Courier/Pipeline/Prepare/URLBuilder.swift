@@ -9,6 +9,7 @@ import Foundation
 ///   non-ASCII, a stray `%`); valid `%XX` escapes are kept, so encoded input is not encoded twice.
 /// - A `?query` in the path is kept, and query parameters are appended after it; a `#fragment` is
 ///   never sent.
+/// - A URL with no path gets `/` (`Request(.get, "")` on `https://example.com` sends `GET /`).
 /// - `.` and `..` segments are resolved before sending, as browsers and curl do (`a/../b` → `b`),
 ///   so both transports send the same path; `..` never climbs above the host.
 enum URLBuilder {
@@ -108,6 +109,12 @@ enum URLBuilder {
             mayHaveDotSegments = prefix.hasDotSegments || tail.utf8.contains(UInt8(ascii: "."))
         }
         if mayHaveDotSegments { text = Self.resolvingDotSegments(in: text) }
+        // An http(s) URL with no path means `/` (RFC 3986 §6.2.3): sent and recorded as `/`, so a
+        // request for a site's root is the same whether its path was "" or "/".
+        if let schemeEnd = text.utf8.firstIndex(of: UInt8(ascii: ":")),
+           !text.utf8[schemeEnd...].dropFirst(3).contains(UInt8(ascii: "/")) {
+            text += "/"
+        }
         if let ownQuery {
             text += "?"
             text += ownQuery
