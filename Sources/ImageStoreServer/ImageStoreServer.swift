@@ -202,6 +202,9 @@ public final class ImageStoreServer: Sendable {
     /// Requests `/flaky/{key}` has received for `key`.
     package func flakyAttempts(_ key: String) -> Int { ledger.count(key) }
 
+    /// The byte at `index` of every `/ranged/{count}` file of `version`.
+    package static func rangedByte(_ index: Int, version: String = "1") -> UInt8 { ResilienceRoutes.rangedByte(index, version: version) }
+
     /// Lets every `GET /hold/{key}` for `key` answer, now and later.
     package func release(_ key: String) { gate.release(key) }
 

@@ -36,6 +36,10 @@ public struct ClientConfiguration: Sendable {
     /// by default never; ``CacheFreshness/http`` follows the server's caching headers as a browser
     /// does (see <doc:CachingAndOfflineMode> for which to choose).
     public var cacheFreshness = CacheFreshness.never
+    /// Where ``APIClient/download(_:to:resuming:sha256:)`` keeps partial downloads, per user
+    /// scope; `nil` for `courier-downloads` beside ``ResponseCache/standardDirectory`` (in the
+    /// Caches directory on Apple platforms, `$XDG_CACHE_HOME` or `~/.cache` elsewhere).
+    public var resumableDownloadsDirectory: URL?
     /// Whether a request of an unsafe method (any but GET, HEAD, OPTIONS and TRACE: POST, PUT,
     /// PATCH, DELETE and methods of your own) answered with a 2xx or 3xx removes the current user's
     /// cached responses of its path (any query), of the parent path, and of the paths its

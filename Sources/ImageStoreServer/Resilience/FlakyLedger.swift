@@ -12,6 +12,11 @@ final class FlakyLedger: Sendable {
         }
     }
 
+    /// Adds `amount` to the count of `key` (a test route counts bytes it sent this way).
+    func add(_ amount: Int, to key: String) {
+        attempts.withLock { $0[key, default: 0] += amount }
+    }
+
     /// Requests received for `key` so far.
     func count(_ key: String) -> Int { attempts.withLock { $0[key, default: 0] } }
 }

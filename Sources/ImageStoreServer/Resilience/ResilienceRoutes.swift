@@ -21,6 +21,14 @@ import NIOCore
 ///   `status` as the status. With `fail=S`, every request for `name` after the first answers `S`;
 ///   with `hold=key`, every request after the first waits until `key` is released.
 ///   `PURGE /cached/{name}` (a method of an app's own, unsafe by RFC 9110) answers `204`.
+/// - `GET /ranged/{count}`: `count` bytes of a pattern that depends on `version` (default `1`),
+///   with a strong `ETag` (`W/` with `weak=true`) and a `Last-Modified` of long ago, honouring
+///   `Range: bytes=N-` / `bytes=N-M` under `If-Range` (RFC 9110 §14): `206` with `Content-Range`,
+///   `416` past the end, the whole file when `If-Range` does not match. `drop_after=K` closes the
+///   connection after K bytes of each body; `pace_ms=P` sends 16 KiB pieces P milliseconds apart
+///   (a slow link); `ignore_range=true` always sends the whole file;
+///   `wrong_range=true` answers a range one byte later than asked. Bytes sent per count: the
+///   ledger's `ranged/<count>/bytes`.
 struct ResilienceRoutes {
     let ledger: FlakyLedger
     let gate: HoldGate
@@ -45,6 +53,7 @@ struct ResilienceRoutes {
         router.get("hold/{key}", use: hold)
         router.post("hold/{key}", use: hold)
         router.get("cached/{name}", use: cached)
+        router.get("ranged/{count}", use: ranged)
         if let purge = HTTPRequest.Method("PURGE") {
             router.on("cached/{name}", method: purge) { _, _ in Response(status: .noContent) }
         }
@@ -112,6 +121,76 @@ struct ResilienceRoutes {
         var response = try jsonResponse(CachedReply(name: name, served: served), status: HTTPResponse.Status(code: status))
         for field in fields { response.headers[field.name] = field.value }
         return response
+    }
+
+    @Sendable func ranged(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let count = try context.parameters.require("count", as: Int.self)
+        guard (0...(1 << 30)).contains(count) else { throw HTTPError(.badRequest, message: "count must be between 0 and 2^30.") }
+        let query = request.uri.queryParameters
+        let version = query.get("version").map { String($0) } ?? "1"
+        let shift = Self.shift(version)
+        let etag = (query.get("weak") == "true" ? "W/" : "") + "\"r\(count)-\(version)\""
+        let lastModified = HTTPDate.format(Date(timeIntervalSince1970: 1_700_000_000)) ?? ""
+        var fields: HTTPFields = [.contentType: "application/octet-stream", .eTag: etag, .lastModified: lastModified, .acceptRanges: "bytes"]
+        var start = 0
+        var end = count - 1
+        var status = HTTPResponse.Status.ok
+        if query.get("ignore_range") != "true", let range = request.headers[.range], range.hasPrefix("bytes=") {
+            // If-Range: the range applies only to the same file (a strong tag, or the date).
+            let ifRange = request.headers[.ifRange]
+            let current = ifRange == nil || ifRange == lastModified || (ifRange == etag && !etag.hasPrefix("W/"))
+            let bounds = range.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+            if current, bounds.count == 2, let first = Int(bounds[0]) {
+                guard first < count else {
+                    fields[.contentRange] = "bytes */\(count)"
+                    return Response(status: .rangeNotSatisfiable, headers: fields)
+                }
+                start = first
+                if let last = Int(bounds[1]) { end = min(last, count - 1) }
+                if query.get("wrong_range") == "true", start + 1 <= end { start += 1 }
+                status = .partialContent
+                fields[.contentRange] = "bytes \(start)-\(end)/\(count)"
+            }
+        }
+        let length = max(0, end - start + 1)
+        let (first, last) = (start, end)
+        let dropAfter = query.get("drop_after").flatMap { Int($0) }
+        let pace = query.get("pace_ms").flatMap { Int($0) }.map { Duration.milliseconds(min(max($0, 0), 1_000)) }
+        let ledger = self.ledger
+        let body = ResponseBody(contentLength: length) { writer in
+            var offset = first
+            var sent = 0
+            while offset <= last {
+                var size = min(pace == nil ? 64 * 1024 : 16 * 1024, last - offset + 1)
+                if let dropAfter { size = min(size, dropAfter - sent) }
+                guard size > 0 else { throw HTTPError(.internalServerError, message: "dropped") }  // closes the connection mid-body
+                var piece = ByteBuffer()
+                piece.reserveCapacity(size)
+                for index in offset..<(offset + size) { piece.writeInteger(Self.patternByte(index, shift: shift)) }
+                try await writer.write(piece)
+                ledger.add(size, to: "ranged/\(count)/bytes")
+                if let pace { try await Task.sleep(for: pace) }
+                offset += size
+                sent += size
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: status, headers: fields, body: body)
+    }
+
+    /// The byte of `/ranged/{count}` at `index` for `version`, as the route writes it.
+    static func rangedByte(_ index: Int, version: String = "1") -> UInt8 {
+        patternByte(index, shift: shift(version))
+    }
+
+    private static func shift(_ version: String) -> Int {
+        var shift = 0
+        for byte in version.utf8 { shift = (shift &* 31 &+ Int(byte)) & 0xFF }
+        return shift
+    }
+
+    private static func patternByte(_ index: Int, shift: Int) -> UInt8 {
+        UInt8(truncatingIfNeeded: index % 251 + shift)
     }
 
     struct CachedReply: Encodable {

@@ -7,7 +7,7 @@ extension APIClient {
     public var isSignedIn: Bool { credentials != nil }
 
     /// Forgets the captured credentials, in memory and in the credential store, and removes the
-    /// user's cached responses: later requests go out without them.
+    /// user's cached responses and kept partial downloads: later requests go out without them.
     /// - Throws: ``CourierError/Kind/transport`` when the store cannot delete them.
     ///
     /// Handlers added with ``addLogoutHandler(_:)`` run first, with the user's scope; when one
@@ -25,6 +25,9 @@ extension APIClient {
         }
         if authentication != nil, let cache = configuration.cache, scope != CacheKey.publicScope {
             cache.removeAll(scope: scope)
+        }
+        if authentication != nil, scope != CacheKey.publicScope {
+            downloadStore.removeAll(scope: scope)
         }
         do {
             try authentication?.clear()

@@ -1,0 +1,215 @@
+import Crypto
+import Foundation
+import ImageStoreServer
+import Testing
+
+@testable import Courier
+
+/// `download(_:to:resuming:sha256:)` against the sample server's `/ranged/{count}` (ranges under
+/// `If-Range`, and faults on request: a connection dropped after K bytes, a server that ignores
+/// ranges, a wrong `Content-Range`), counting the bytes the server sent.
+@Suite struct ResumableDownloadTests {
+    static let size = 300_000
+
+    /// The file `/ranged/{size}` serves for `version`.
+    static func expected(_ size: Int = size, version: String = "1") -> Data {
+        Data((0..<size).map { ImageStoreServer.rangedByte($0, version: version) })
+    }
+
+    static func sha256(_ data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
+
+    /// Runs `body` with a client whose downloads are kept in a temporary folder, and a destination there.
+    func withDownloads(
+        _ kind: TransportKind, retries: Int = 1, _ body: (APIClient, ImageStoreServer, URL, TemporaryDirectory) async throws -> Void
+    ) async throws {
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        try await withServer { server in
+            try await kind.with { transport in
+                let client = server.client(transport) {
+                    $0.resumableDownloadsDirectory = directory.url.appendingPathComponent("kept")
+                    $0.retryPolicy = RetryPolicy(maximumAttempts: retries, baseDelay: .milliseconds(1), maximumDelay: .milliseconds(5))
+                    $0.errorPresenter = nil
+                }
+                try await body(client, server, directory.url.appendingPathComponent("out/file.bin"), directory)
+            }
+        }
+    }
+
+    func ranged(_ query: String = "") -> Request<Data> {
+        Request(.get, "ranged/\(Self.size)" + (query.isEmpty ? "" : "?" + query))
+    }
+
+    func sent(_ server: ImageStoreServer) -> Int { server.flakyAttempts("ranged/\(Self.size)/bytes") }
+
+    @Test(arguments: TransportKind.allCases)
+    func aDroppedConnectionResumesUnderTheRetryPolicy(kind: TransportKind) async throws {
+        try await withDownloads(kind, retries: 10) { client, server, destination, _ in
+            let reports = Locked<[TransferProgress]>([])
+            var request = ranged("drop_after=65536")
+            request.downloadProgress = { progress in reports.withLock { $0.append(progress) } }
+            request.callbackQueue = DispatchQueue(label: "progress")
+            let expected = Self.expected()
+            let response = try await client.download(request, to: destination, resuming: "drops", sha256: Self.sha256(expected))
+            #expect(response.value == destination)
+            #expect(try Data(contentsOf: destination) == expected)
+            // Five drops, five resumes: every byte sent once.
+            #expect(sent(server) == Self.size)
+            #expect(client.resumableDownloads().isEmpty)
+            let all = reports.withLock { $0 }
+            #expect(all.last?.completed == Int64(Self.size))
+            #expect(all.allSatisfy { $0.total == Int64(Self.size) && $0.completed <= Int64(Self.size) })
+            #expect(zip(all, all.dropFirst()).allSatisfy { $0.completed < $1.completed })
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aKeptDownloadResumesLaterAndFromANewURL(kind: TransportKind) async throws {
+        try await withDownloads(kind) { client, server, destination, _ in
+            await #expect {
+                _ = try await client.download(ranged("drop_after=100000&sig=old"), to: destination, resuming: "video-42")
+            } throws: { error in
+                (error as? CourierError)?.classification == .connectionLost
+            }
+            #expect(!FileManager.default.fileExists(atPath: destination.path))
+            let kept = client.resumableDownloads()
+            #expect(kept.map(\.identifier) == ["video-42"])
+            #expect(kept.first?.bytesOnDisk == 100_000 && kept.first?.totalBytes == Int64(Self.size))
+            // The signed URL expired: the same identifier, a new URL, the same file.
+            _ = try await client.download(ranged("sig=new"), to: destination, resuming: "video-42")
+            #expect(try Data(contentsOf: destination) == Self.expected())
+            #expect(sent(server) == Self.size)
+            #expect(client.resumableDownloads().isEmpty)
+        }
+    }
+
+    /// Whatever the server answers to a range that cannot continue the part on disk, the file
+    /// ends whole and right: a file that changed, a server that ignores ranges, a wrong
+    /// `Content-Range`.
+    @Test(arguments: TransportKind.allCases)
+    func answersThatCannotContinueTheFileStartOver(kind: TransportKind) async throws {
+        try await withDownloads(kind) { client, _, destination, _ in
+            for (name, second, version) in [
+                ("changed", "version=2", "2"), ("ignored", "ignore_range=true", "1"), ("wrong", "wrong_range=true", "1"),
+            ] {
+                _ = try? await client.download(ranged("drop_after=50000"), to: destination, resuming: name)
+                #expect(client.resumableDownloads().contains { $0.identifier == name && $0.bytesOnDisk == 50_000 })
+                _ = try await client.download(ranged(second), to: destination, resuming: name)
+                #expect(try Data(contentsOf: destination) == Self.expected(version: version), "\(name)")
+            }
+        }
+    }
+
+    /// A weak `ETag` never goes into `If-Range`: the resource's old `Last-Modified` does.
+    @Test(arguments: TransportKind.allCases)
+    func aWeakTagIsNeverTheValidator(kind: TransportKind) async throws {
+        try await withDownloads(kind) { client, server, destination, _ in
+            _ = try? await client.download(ranged("weak=true&drop_after=70000"), to: destination, resuming: "weak")
+            let record = try #require(client.downloadStore.record("weak", scope: client.userScope))
+            #expect(record.validator?.hasPrefix("W/") == false && record.validator.flatMap { HTTPDate.parse($0) } != nil)
+            _ = try await client.download(ranged("weak=true"), to: destination, resuming: "weak")
+            #expect(try Data(contentsOf: destination) == Self.expected())
+            #expect(sent(server) == Self.size)
+        }
+    }
+
+    /// A `416` with the whole file on disk finishes the download without a byte sent.
+    @Test(arguments: TransportKind.allCases)
+    func aWholeFileOnDiskFinishesOnA416(kind: TransportKind) async throws {
+        try await withDownloads(kind) { client, server, destination, _ in
+            let store = client.downloadStore
+            let scope = client.userScope
+            try store.save(
+                DownloadStore.Record(url: "", destination: destination.path, validator: "\"r\(Self.size)-1\"", total: Int64(Self.size)), "whole",
+                scope: scope)
+            try Self.expected().write(to: store.partial("whole", scope: scope))
+            let response = try await client.download(ranged(), to: destination, resuming: "whole")
+            #expect(response.statusCode == 416)
+            #expect(try Data(contentsOf: destination) == Self.expected())
+            #expect(sent(server) == 0)
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aWrongChecksumDiscardsTheFile(kind: TransportKind) async throws {
+        try await withDownloads(kind) { client, _, destination, _ in
+            await #expect {
+                _ = try await client.download(ranged(), to: destination, resuming: "sum", sha256: String(repeating: "0", count: 64))
+            } throws: { error in
+                (error as? CourierError)?.kind == .invalidResponse && (error as? CourierError)?.message.contains("SHA-256") == true
+            }
+            #expect(!FileManager.default.fileExists(atPath: destination.path))
+            #expect(client.resumableDownloads().isEmpty)
+        }
+    }
+
+    /// What a user kept is theirs: listed in their scope only, and erased when they log out.
+    @Test func logoutErasesTheUsersKeptDownloads() async throws {
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        try await withServer { server in
+            let client = server.client(URLSessionTransport()) {
+                $0.authenticationHeaders = AuthenticationTests.names
+                $0.credentialStore = InMemoryCredentialStore()
+                $0.resumableDownloadsDirectory = directory.url
+                $0.errorPresenter = nil
+            }
+            _ = try? await client.download(ranged("drop_after=20000"), to: directory.url.appendingPathComponent("public.bin"), resuming: "before")
+            _ = try await AuthenticationTests.signIn(client)
+            _ = try? await client.download(ranged("drop_after=20000"), to: directory.url.appendingPathComponent("user.bin"), resuming: "mine")
+            #expect(client.resumableDownloads().map(\.identifier) == ["mine"])
+            try client.logout()
+            #expect(client.resumableDownloads().map(\.identifier) == ["before"], "signed out: the public scope's")
+            #expect(!directory.files.contains { $0.contains("mine") })
+        }
+    }
+
+    /// A process downloading a slow 4 MiB file is killed at random moments, 50 times; each next
+    /// one resumes what the last kept, and the last resume (in this process) ends with the right
+    /// file, every byte sent about once.
+    @Test func aDownloadSurvivesItsProcessKilledFiftyTimes() async throws {
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        let size = 4 << 20
+        try await withServer { server in
+            let url = server.baseURL.absoluteString + "/ranged/\(size)?pace_ms=2"
+            let kept = directory.url.appendingPathComponent("kept")
+            let destination = directory.url.appendingPathComponent("file.bin")
+            var kills = 0
+            for _ in 0..<50 {
+                let arguments = ["download-writer", "--url", url, "--directory", kept.path, "--destination", destination.path]
+                if try await killWriter(arguments, within: .milliseconds(40)) { kills += 1 }
+                if FileManager.default.fileExists(atPath: destination.path) { break }
+            }
+            let client = server.client(URLSessionTransport()) {
+                $0.resumableDownloadsDirectory = kept
+                $0.errorPresenter = nil
+            }
+            let expected = Self.expected(size)
+            _ = try await client.download(Request<Data>(.get, url), to: destination, resuming: "crash", sha256: Self.sha256(expected))
+            #expect(try Data(contentsOf: destination) == expected)
+            #expect(kills >= 10, "the downloads were killed part way")
+            let sent = server.flakyAttempts("ranged/\(size)/bytes")
+            #expect(sent <= size + kills * 64 * 1024, "\(sent) bytes sent for \(size)")
+            print("download killed \(kills) times; \(sent) bytes sent for a \(size)-byte file")
+        }
+    }
+
+    @Test func badInputIsRefusedBeforeAnythingIsSent() async throws {
+        try await withDownloads(.urlSession) { client, server, destination, _ in
+            let cases: [(String, URL, String?)] = [
+                ("../escape", destination, nil), ("", destination, nil), (".hidden", destination, nil),
+                ("ok", URL(string: "https://example.com/file")!, nil), ("ok", destination, "xyz"),
+                ("ok", destination, String(repeating: "g", count: 64)),
+            ]
+            for (identifier, target, sum) in cases {
+                await #expect {
+                    _ = try await client.download(ranged(), to: target, resuming: identifier, sha256: sum)
+                } throws: { error in
+                    (error as? CourierError)?.kind == .invalidRequest
+                }
+            }
+            #expect(server.requestCount("GET", "/ranged/{count}") == 0)
+        }
+    }
+}
