@@ -12,6 +12,7 @@ let suites: [String: @Sendable (BenchOptions) async throws -> Void] = [
     "decode": { try DecodeBenchmark(options: $0).run() },
     "cache": { try await CacheBenchmark(options: $0).run() },
     "upload": { try await UploadBenchmark(options: $0).run() },
+    "download": { try await DownloadBenchmark(options: $0).run() },
     "dedup": { try await DedupBenchmark(options: $0).run() },
     "store": { try await StoreBenchmark(options: $0).run() },
     "replay": { try await ReplayBenchmark(options: $0).run() },

@@ -43,7 +43,22 @@ final class ToolServer: Sendable {
         return try await start(ChildProcess.watched(try await TestTools.executable("python", in: environment), [path] + arguments))
     }
 
-    private static func start(_ arguments: [String]) async throws -> ToolServer {
+    /// Starts nginx (from Debian) in the foreground with `configuration` (a whole `nginx.conf`)
+    /// in `directory`, listening on 127.0.0.1:`port`; ready once its master has started its worker.
+    static func start(nginx configuration: String, in directory: URL, port: Int) async throws -> ToolServer {
+        guard let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw TestTools.Missing(description: "nginx is not installed (Debian: apt-get install nginx-light; .ci/run installs it)")
+        }
+        let file = directory.appendingPathComponent("nginx.conf")
+        try Data(configuration.utf8).write(to: file)
+        return try await start(
+            ChildProcess.watched(URL(fileURLWithPath: nginx), ["-p", directory.path, "-c", file.path, "-e", "stderr"]),
+            ready: "start worker process", port: port)
+    }
+
+    private static func start(
+        _ arguments: [String], ready: String = #"listening at 127\.0\.0\.1:[0-9]+"#, port known: Int? = nil
+    ) async throws -> ToolServer {
         let log = Locked("")
         let (ports, continuation) = AsyncStream.makeStream(of: Int?.self)
         let watcher = try builtExecutable("courier-watch")
@@ -60,8 +75,8 @@ final class ToolServer: Sendable {
                         log += buffer.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
                         return log
                     }
-                    if let range = text.range(of: #"listening at 127\.0\.0\.1:[0-9]+"#, options: .regularExpression),
-                       let port = Int(text[range].split(separator: ":").last ?? "") {
+                    if let range = text.range(of: ready, options: .regularExpression),
+                       let port = known ?? Int(text[range].split(separator: ":").last ?? "") {
                         continuation.yield(port)
                     }
                 }

@@ -1,0 +1,178 @@
+import Crypto
+import Foundation
+import Testing
+
+@testable import Courier
+
+/// Resumable downloads against a server nobody here wrote: nginx from Debian (`.ci/run` installs
+/// it), serving static files with ranges from a configuration generated per test. A download is
+/// interrupted by cancelling it once enough bytes arrived (nginx paces the body), then resumed.
+@Suite struct ResumableDownloadNginxTests {
+    static let size = 1 << 20
+    /// When the served files were last modified.
+    static let published = Date(timeIntervalSince1970: 1_750_000_000)
+
+    /// A file of `size` bytes that `seed` tells apart.
+    static func content(seed: UInt8) -> Data { Data((0..<size).map { UInt8(truncatingIfNeeded: $0 % 253) &+ seed }) }
+
+    struct Site {
+        let url: URL
+        let root: URL
+        let log: URL
+        let kept: URL
+
+        /// The statuses nginx logged, in order.
+        func statuses() -> [Int] {
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").compactMap { Int($0.split(separator: " ").last ?? "") }
+        }
+    }
+
+    /// Runs `body` against nginx serving `www/` (`/file.bin`), with `/slow/` paced, `/norange/`
+    /// ignoring ranges and `/gzip/` compressing whatever it may.
+    func withNginx(_ body: (Site) async throws -> Void) async throws {
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        let root = directory.url.appendingPathComponent("www")
+        for folder in ["www/slow", "www/norange", "www/gzip", "tmp"] {
+            try FileManager.default.createDirectory(at: directory.url.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        // One file under four URLs: the same bytes and modification time, so nginx gives them one
+        // ETag (its ETag is the modification time and size).
+        for path in ["file.bin", "slow/file.bin", "norange/file.bin", "gzip/file.bin"] {
+            let file = root.appendingPathComponent(path)
+            try Self.content(seed: 1).write(to: file)
+            try FileManager.default.setAttributes([.modificationDate: Self.published], ofItemAtPath: file.path)
+        }
+        let port = try ServerDocumentFuzzTests.freePort()
+        let user = getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) } ?? "root"
+        let configuration = """
+            user \(user);
+            worker_processes 1;
+            error_log stderr notice;
+            pid nginx.pid;
+            events { worker_connections 64; }
+            http {
+                types { application/octet-stream bin; }
+                log_format statuses '$request $status';
+                access_log access.log statuses;
+                client_body_temp_path tmp/body; proxy_temp_path tmp/proxy; fastcgi_temp_path tmp/fastcgi;
+                uwsgi_temp_path tmp/uwsgi; scgi_temp_path tmp/scgi;
+                server {
+                    listen 127.0.0.1:\(port);
+                    root www;
+                    location /slow/ { limit_rate 256k; }
+                    location /norange/ { max_ranges 0; }
+                    location /gzip/ { gzip on; gzip_types application/octet-stream; gzip_min_length 1; }
+                }
+            }
+            """
+        let nginx = try await ToolServer.start(nginx: configuration, in: directory.url, port: port)
+        do {
+            try await body(
+                Site(
+                    url: nginx.url, root: root, log: directory.url.appendingPathComponent("access.log"),
+                    kept: directory.url.appendingPathComponent("kept")))
+        } catch {
+            await nginx.stop()
+            throw error
+        }
+        await nginx.stop()
+    }
+
+    func client(_ site: Site, _ transport: any HTTPTransport) -> APIClient {
+        var configuration = ClientConfiguration(baseURL: site.url)
+        configuration.cache = nil
+        configuration.errorPresenter = nil
+        configuration.resumableDownloadsDirectory = site.kept
+        return APIClient(configuration: configuration, transport: transport)
+    }
+
+    /// Starts downloading the paced `/slow/file.bin` as `identifier` and cancels it once 128 KiB
+    /// or more arrived; returns the bytes kept.
+    func interrupted(_ client: APIClient, _ identifier: String, to destination: URL) async -> Int64 {
+        let task = Locked<Task<Void, Never>?>(nil)
+        let stopped = Locked(false)
+        var request = Request<Data>(.get, "slow/file.bin")
+        request.downloadProgress = { progress in
+            guard progress.completed >= 128 * 1024 else { return }
+            let first = stopped.withLock { stopped in
+                defer { stopped = true }
+                return !stopped
+            }
+            if first { task.withLock { $0 }?.cancel() }
+        }
+        let running = Task { _ = try? await client.download(request, to: destination, resuming: identifier) }
+        task.withLock { $0 = running }
+        if stopped.withLock({ $0 }) { running.cancel() }
+        await running.value
+        return client.resumableDownloads().first { $0.identifier == identifier }?.bytesOnDisk ?? 0
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func nginxResumesAnInterruptedDownloadFromAnotherURLAndWithGzipOn(kind: TransportKind) async throws {
+        try await withNginx { site in
+            try await kind.with { transport in
+                let client = client(site, transport)
+                let destination = site.root.deletingLastPathComponent().appendingPathComponent("out.bin")
+                let expected = Self.content(seed: 1)
+                let sum = SHA256.hash(data: expected).map { String(format: "%02x", $0) }.joined()
+                let kept = await interrupted(client, "plain", to: destination)
+                #expect(kept >= 128 * 1024 && kept < Int64(Self.size))
+                // The rest, from another URL of the same file.
+                _ = try await client.download(Request<Data>(.get, "file.bin"), to: destination, resuming: "plain", sha256: sum)
+                #expect(try Data(contentsOf: destination) == expected)
+                #expect(site.statuses().last == 206)
+                // nginx compresses /gzip/ for a client that accepts it: the ranged request asks for identity.
+                _ = await interrupted(client, "gzip", to: destination)
+                _ = try await client.download(Request<Data>(.get, "gzip/file.bin"), to: destination, resuming: "gzip", sha256: sum)
+                #expect(try Data(contentsOf: destination) == expected)
+                #expect(site.statuses().last == 206)
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func nginxAnswersThatCannotContinueStartOver(kind: TransportKind) async throws {
+        try await withNginx { site in
+            try await kind.with { transport in
+                let client = client(site, transport)
+                let destination = site.root.deletingLastPathComponent().appendingPathComponent("out.bin")
+                // The file changed on the server: If-Range fails, nginx sends it whole.
+                _ = await interrupted(client, "changed", to: destination)
+                try Self.content(seed: 2).write(to: site.root.appendingPathComponent("file.bin"))
+                _ = try await client.download(Request<Data>(.get, "file.bin"), to: destination, resuming: "changed")
+                #expect(try Data(contentsOf: destination) == Self.content(seed: 2))
+                #expect(site.statuses().last == 200)
+                // A location with ranges off answers 200 to the range.
+                _ = await interrupted(client, "norange", to: destination)
+                _ = try await client.download(Request<Data>(.get, "norange/file.bin"), to: destination, resuming: "norange")
+                #expect(try Data(contentsOf: destination) == Self.content(seed: 1))
+                #expect(site.statuses().last == 200)
+            }
+        }
+    }
+
+    /// The whole file already on disk: nginx answers the range past its end with 416, which
+    /// finishes the download.
+    @Test(arguments: TransportKind.allCases)
+    func nginxs416FinishesAWholeFile(kind: TransportKind) async throws {
+        try await withNginx { site in
+            try await kind.with { transport in
+                let client = client(site, transport)
+                let destination = site.root.deletingLastPathComponent().appendingPathComponent("out.bin")
+                let head = try await client.send(Request<Data>(.head, "file.bin"))
+                let etag = try #require(head.headers["ETag"])
+                let store = client.downloadStore
+                try store.save(
+                    DownloadStore.Record(url: "", destination: destination.path, validator: etag, total: Int64(Self.size)), "whole",
+                    scope: client.userScope)
+                try Self.content(seed: 1).write(to: store.partial("whole", scope: client.userScope))
+                let response = try await client.download(Request<Data>(.get, "file.bin"), to: destination, resuming: "whole")
+                #expect(response.statusCode == 416)
+                #expect(try Data(contentsOf: destination) == Self.content(seed: 1))
+                #expect(site.statuses().last == 416)
+            }
+        }
+    }
+}
