@@ -83,6 +83,25 @@ import Testing
         }
     }
 
+    /// A client that opts in resumes every `download(_:to:)`, kept under its destination.
+    @Test(arguments: TransportKind.allCases)
+    func aClientThatOptsInResumesEveryDownload(kind: TransportKind) async throws {
+        try await withDownloads(kind) { _, server, destination, directory in
+            try await kind.with { transport in
+                let client = server.client(transport) {
+                    $0.resumesDownloads = true
+                    $0.resumableDownloadsDirectory = directory.url.appendingPathComponent("kept-all")
+                    $0.errorPresenter = nil
+                }
+                _ = try? await client.download(ranged("drop_after=120000"), to: destination)
+                #expect(client.resumableDownloads().map(\.destination.path) == [destination.path])
+                _ = try await client.download(ranged(), to: destination)
+                #expect(try Data(contentsOf: destination) == Self.expected())
+                #expect(sent(server) == Self.size)
+            }
+        }
+    }
+
     /// Whatever the server answers to a range that cannot continue the part on disk, the file
     /// ends whole and right: a file that changed, a server that ignores ranges, a wrong
     /// `Content-Range`.

@@ -40,6 +40,10 @@ public struct ClientConfiguration: Sendable {
     /// scope; `nil` for `courier-downloads` beside ``ResponseCache/standardDirectory`` (in the
     /// Caches directory on Apple platforms, `$XDG_CACHE_HOME` or `~/.cache` elsewhere).
     public var resumableDownloadsDirectory: URL?
+    /// Whether every ``APIClient/download(_:to:)`` of this client resumes as
+    /// ``APIClient/download(_:to:resuming:sha256:)`` does, kept under an identifier made from its
+    /// destination's path (`false`: a failed download leaves nothing behind).
+    public var resumesDownloads = false
     /// Whether a request of an unsafe method (any but GET, HEAD, OPTIONS and TRACE: POST, PUT,
     /// PATCH, DELETE and methods of your own) answered with a 2xx or 3xx removes the current user's
     /// cached responses of its path (any query), of the parent path, and of the paths its

@@ -78,6 +78,14 @@ struct DownloadStore: Sendable {
         try? FileManager.default.removeItem(at: folder(scope: scope))
     }
 
+    /// The identifier a client that resumes every download keeps a download to `destination`
+    /// under: `to-` and the start of the SHA-256 of its path.
+    static func identifier(for destination: URL) -> String {
+        var hasher = CanonicalHasher()
+        hasher.add(string: destination.standardizedFileURL.path)
+        return "to-" + hasher.finalize().hex.prefix(40)
+    }
+
     /// Why `identifier`, `destination` or `sha256` cannot be used, before anything is sent.
     static func problem(identifier: String, destination: URL, sha256: String?) -> CourierError? {
         func invalid(_ message: String) -> CourierError { CourierError(.invalidRequest, message + " Nothing was sent.") }

@@ -30,8 +30,15 @@ extension APIClient {
     /// - Returns: a response whose value is `destination` and whose `data` is empty.
     /// - Throws: ``CourierError``; a non-2xx status carries its body as usual and leaves
     ///   `destination` untouched, as does a failure part way (the part is removed).
+    ///
+    /// With ``ClientConfiguration/resumesDownloads``, the download resumes after a failure or a
+    /// relaunch instead (``download(_:to:resuming:sha256:)``, under an identifier made from the
+    /// destination's path).
     public func download(_ request: Request<Data>, to destination: URL) async throws(CourierError) -> Response<URL> {
-        try await streaming(request) { response, record throws(CourierError) in
+        if configuration.resumesDownloads {
+            return try await download(request, to: destination, resuming: DownloadStore.identifier(for: destination))
+        }
+        return try await streaming(request) { response, record throws(CourierError) in
             let body = response.liveBody ?? LiveBody(whole: response.body, url: response.url)
             var failure: CourierError?
             do throws(CourierError) {
@@ -55,7 +62,7 @@ extension APIClient {
     /// The pipeline of a request whose 2xx body is read as it arrives: ``perform(_:record:)``
     /// with the body streamed, then `consume` with the response (its head, for a live body); a
     /// failure of either is reported once.
-    private func streaming<Result>(
+    func streaming<Result>(
         _ request: Request<Data>,
         _ consume: (TransportResponse, inout RequestRecord) async throws(CourierError) -> Result
     ) async throws(CourierError) -> Result {
