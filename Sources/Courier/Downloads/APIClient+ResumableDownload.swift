@@ -14,9 +14,10 @@ extension APIClient {
     /// - Every answer is checked before a byte is appended: a `206` must start at N and have the
     ///   total recorded, else the part is discarded and the download starts over; a `200` starts
     ///   over; a `416` with the whole file on disk finishes it, else starts over.
-    /// - A failure while the body arrives keeps the part (and, under the request's or client's
-    ///   ``RetryPolicy``, resumes at once); ``resumableDownloads()`` lists what is kept, and
-    ///   ``logout()`` erases the user's.
+    /// - A failure while the body arrives keeps the part and, under the request's or client's
+    ///   ``RetryPolicy``, resumes at once: the policy's attempts and budget count from the last
+    ///   attempt that added bytes, so a long download over a link that drops often still ends.
+    ///   ``resumableDownloads()`` lists what is kept, and ``logout()`` erases the user's.
     /// - Download progress counts the bytes already on disk, against the whole file's total, and
     ///   never passes it.
     /// - The file moves to `destination` only once whole, and only when its SHA-256 is `sha256`
@@ -41,8 +42,11 @@ extension APIClient {
         var plain = request
         plain.downloadProgress = nil
         plain.retryPolicy = RetryPolicy.none  // the body's failures resume here, under `policy`
-        let firstStart = ContinuousClock.now
+        // The policy bounds a stall, not a long download: an attempt that added bytes starts the
+        // count (and the budget) again, so a large file over a link that drops often still ends.
+        var stallStart = ContinuousClock.now
         var resumes = 0
+        var kept = store.bytesOnDisk(identifier, scope: scope)
         while true {
             do throws(CourierError) {
                 let answer = try await downloadAttempt(
@@ -63,10 +67,16 @@ extension APIClient {
                 return answer
             } catch {
                 // A failure on the way (no answer, a dropped connection) resumes under the retry policy.
+                let now = store.bytesOnDisk(identifier, scope: scope)
+                if now > kept {
+                    kept = now
+                    resumes = 0
+                    stallStart = ContinuousClock.now
+                }
                 resumes += 1
                 guard resumes < policy.maximumAttempts, policy.allows(plain.method), !Task.isCancelled,
                       policy.retries(error.classification) || error.statusCode.map(policy.retries(statusCode:)) == true,
-                      ContinuousClock.now - firstStart <= policy.budget
+                      ContinuousClock.now - stallStart <= policy.budget
                 else { throw error }
                 try? await Task.sleep(for: policy.jitteredDelay(beforeRetry: resumes))
             }
