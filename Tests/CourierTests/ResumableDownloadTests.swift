@@ -43,6 +43,14 @@ import Testing
 
     func sent(_ server: ImageStoreServer) -> Int { server.flakyAttempts("ranged/\(Self.size)/bytes") }
 
+    /// Whether the server sent the file about once: no restart, and no more than `drops` pieces of
+    /// at most `piece` bytes sent twice. (A byte the server sent may still never reach the file:
+    /// async-http-client drops body parts it holds for a reader when the connection fails.)
+    func sentAboutOnce(_ server: ImageStoreServer, drops: Int, piece: Int) -> Bool {
+        let sent = sent(server)
+        return sent >= Self.size && sent <= Self.size + drops * piece
+    }
+
     /// Five drops under a policy of 3 attempts: each attempt that adds bytes starts the count again.
     @Test(arguments: TransportKind.allCases)
     func aDroppedConnectionResumesUnderTheRetryPolicy(kind: TransportKind) async throws {
@@ -55,8 +63,8 @@ import Testing
             let response = try await client.download(request, to: destination, resuming: "drops", sha256: Self.sha256(expected))
             #expect(response.value == destination)
             #expect(try Data(contentsOf: destination) == expected)
-            // Five drops, five resumes: every byte sent once.
-            #expect(sent(server) == Self.size)
+            // Five drops, five resumes: every byte sent about once.
+            #expect(sentAboutOnce(server, drops: 5, piece: 65536), "\(sent(server))")
             #expect(client.resumableDownloads().isEmpty)
             let all = reports.withLock { $0 }
             #expect(all.last?.completed == Int64(Self.size))
@@ -76,11 +84,11 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: destination.path))
             let kept = client.resumableDownloads()
             #expect(kept.map(\.identifier) == ["video-42"])
-            #expect(kept.first?.bytesOnDisk == 100_000 && kept.first?.totalBytes == Int64(Self.size))
+            #expect((1...100_000).contains(kept.first?.bytesOnDisk ?? 0) && kept.first?.totalBytes == Int64(Self.size))
             // The signed URL expired: the same identifier, a new URL, the same file.
             _ = try await client.download(ranged("sig=new"), to: destination, resuming: "video-42")
             #expect(try Data(contentsOf: destination) == Self.expected())
-            #expect(sent(server) == Self.size)
+            #expect(sentAboutOnce(server, drops: 1, piece: 100_000), "\(sent(server))")
             #expect(client.resumableDownloads().isEmpty)
         }
     }
@@ -99,7 +107,7 @@ import Testing
                 #expect(client.resumableDownloads().map(\.destination.path) == [destination.path])
                 _ = try await client.download(ranged(), to: destination)
                 #expect(try Data(contentsOf: destination) == Self.expected())
-                #expect(sent(server) == Self.size)
+                #expect(sentAboutOnce(server, drops: 1, piece: 120_000), "\(sent(server))")
             }
         }
     }
@@ -114,7 +122,7 @@ import Testing
                 ("changed", "version=2", "2"), ("ignored", "ignore_range=true", "1"), ("wrong", "wrong_range=true", "1"),
             ] {
                 _ = try? await client.download(ranged("drop_after=50000"), to: destination, resuming: name)
-                #expect(client.resumableDownloads().contains { $0.identifier == name && $0.bytesOnDisk == 50_000 })
+                #expect(client.resumableDownloads().contains { $0.identifier == name && $0.bytesOnDisk <= 50_000 })
                 _ = try await client.download(ranged(second), to: destination, resuming: name)
                 #expect(try Data(contentsOf: destination) == Self.expected(version: version), "\(name)")
             }
@@ -130,7 +138,7 @@ import Testing
             #expect(record.validator?.hasPrefix("W/") == false && record.validator.flatMap { HTTPDate.parse($0) } != nil)
             _ = try await client.download(ranged("weak=true"), to: destination, resuming: "weak")
             #expect(try Data(contentsOf: destination) == Self.expected())
-            #expect(sent(server) == Self.size)
+            #expect(sentAboutOnce(server, drops: 1, piece: 70_000), "\(sent(server))")
         }
     }
 
