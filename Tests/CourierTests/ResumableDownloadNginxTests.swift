@@ -6,7 +6,8 @@ import Testing
 
 /// Resumable downloads against a server nobody here wrote: nginx from Debian (`.ci/run` installs
 /// it), serving static files with ranges from a configuration generated per test. A download is
-/// interrupted by cancelling it once enough bytes arrived (nginx paces the body), then resumed.
+/// interrupted by cancelling it once enough bytes arrived (nginx slows to a trickle after the
+/// first 128 KiB, so the cancel always comes part way), then resumed.
 @Suite struct ResumableDownloadNginxTests {
     static let size = 1 << 20
     /// When the served files were last modified.
@@ -61,7 +62,7 @@ import Testing
                 server {
                     listen 127.0.0.1:\(port);
                     root www;
-                    location /slow/ { limit_rate 256k; }
+                    location /slow/ { limit_rate_after 128k; limit_rate 2k; }
                     location /norange/ { max_ranges 0; }
                     location /gzip/ { gzip on; gzip_types application/octet-stream; gzip_min_length 1; }
                 }
@@ -88,14 +89,16 @@ import Testing
         return APIClient(configuration: configuration, transport: transport)
     }
 
-    /// Starts downloading the paced `/slow/file.bin` as `identifier` and cancels it once 128 KiB
-    /// or more arrived; returns the bytes kept.
+    /// Starts downloading `/slow/file.bin` (nginx sends 128 KiB, then 2 KiB a second) as
+    /// `identifier` and cancels it once 64 KiB or more arrived; returns the bytes kept.
     func interrupted(_ client: APIClient, _ identifier: String, to destination: URL) async -> Int64 {
         let task = Locked<Task<Void, Never>?>(nil)
         let stopped = Locked(false)
         var request = Request<Data>(.get, "slow/file.bin")
+        // A queue of its own: the client's default callback queue may be busy in a loaded test run.
+        request.callbackQueue = DispatchQueue(label: "nginx-progress")
         request.downloadProgress = { progress in
-            guard progress.completed >= 128 * 1024 else { return }
+            guard progress.completed >= 64 * 1024 else { return }
             let first = stopped.withLock { stopped in
                 defer { stopped = true }
                 return !stopped
@@ -118,7 +121,7 @@ import Testing
                 let expected = Self.content(seed: 1)
                 let sum = SHA256.hash(data: expected).map { String(format: "%02x", $0) }.joined()
                 let kept = await interrupted(client, "plain", to: destination)
-                #expect(kept >= 128 * 1024 && kept < Int64(Self.size))
+                #expect(kept >= 64 * 1024 && kept < Int64(Self.size), "\(kept)")
                 // The rest, from another URL of the same file.
                 _ = try await client.download(Request<Data>(.get, "file.bin"), to: destination, resuming: "plain", sha256: sum)
                 #expect(try Data(contentsOf: destination) == expected)
