@@ -224,6 +224,28 @@ import Testing
         }
     }
 
+    /// One download of an identifier at a time: a second one while the first runs is refused.
+    @Test func aSecondDownloadOfTheSameIdentifierIsRefusedWhileTheFirstRuns() async throws {
+        try await withDownloads(.asyncHTTPClient) { client, server, destination, _ in
+            let key = "resumable-\(UUID().uuidString)"
+            let ended = Locked(false)
+            let first = Task {
+                defer { ended.withLock { $0 = true } }
+                return try await client.download(Request<Data>(.get, "hold/\(key)?size=1000"), to: destination, resuming: "once")
+            }
+            // The first is running once the server holds its request (or it ended: it failed).
+            while server.requestCount("GET", "/hold/{key}") == 0, !ended.withLock({ $0 }) { await Task.yield() }
+            await #expect {
+                _ = try await client.download(Request<Data>(.get, "hold/\(key)?size=1000"), to: destination, resuming: "once")
+            } throws: { error in
+                (error as? CourierError)?.kind == .invalidRequest && (error as? CourierError)?.message.contains("already running") == true
+            }
+            server.release(key)
+            _ = try await first.value
+            #expect(try Data(contentsOf: destination).count == 1000)
+        }
+    }
+
     @Test func badInputIsRefusedBeforeAnythingIsSent() async throws {
         try await withDownloads(.urlSession) { client, server, destination, _ in
             let cases: [(String, URL, String?)] = [

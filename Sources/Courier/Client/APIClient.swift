@@ -36,6 +36,8 @@ public final class APIClient: Sendable {
     let logoutHandlers = Registrations<LogoutHandler>()
     /// The request fields a stored `Vary` selection keeps only a digest of: credentials.
     let cacheSecretHeaders: [String]
+    /// The resumable downloads running now, by user scope and identifier.
+    let activeDownloads = Locked<Set<String>>([])
     /// The background revalidations of stale cached responses running now, by cache key.
     let backgroundRevalidations = Locked<[String: Task<Void, Never>]>([:])
 

@@ -24,17 +24,21 @@ extension APIClient {
     ///   (64 hexadecimal digits) if you give one; a mismatch discards it and throws
     ///   ``CourierError/Kind/invalidResponse``.
     ///
-    /// An identifier that is not a safe file name, a destination that is not a file URL, or a
-    /// `sha256` that is not hexadecimal fails with ``CourierError/Kind/invalidRequest`` before
-    /// anything is sent.
+    /// An identifier that is not a safe file name, a destination that is not a file URL, a
+    /// `sha256` that is not hexadecimal, or an identifier whose download is already running in
+    /// this client fails with ``CourierError/Kind/invalidRequest`` before anything is sent.
     public func download(
         _ request: Request<Data>, to destination: URL, resuming identifier: String, sha256: String? = nil
     ) async throws(CourierError) -> Response<URL> {
-        if let problem = DownloadStore.problem(identifier: identifier, destination: destination, sha256: sha256) {
-            throw await report(problem, record: beginRecord(request.settings, id: .next()), settings: request.settings)
-        }
         let store = downloadStore
         let scope = userScope
+        let claim = scope + "/" + identifier
+        if let problem = DownloadStore.problem(identifier: identifier, destination: destination, sha256: sha256)
+            ?? claimDownload(claim, identifier: identifier) {
+            var record = beginRecord(request.settings, id: .next())
+            throw await report(finish(&record, failure: problem), record: record, settings: request.settings)
+        }
+        defer { activeDownloads.withLock { _ = $0.remove(claim) } }
         let policy = request.retryPolicy ?? configuration.retryPolicy
         let progress = request.downloadProgress.map {
             ProgressRelay(handler: $0, queue: request.callbackQueue ?? configuration.callbackQueue)
@@ -93,6 +97,17 @@ extension APIClient {
     public func discardResumableDownload(_ identifier: String) {
         guard DownloadStore.problem(identifier: identifier, destination: URL(fileURLWithPath: "/"), sha256: nil) == nil else { return }
         downloadStore.discard(identifier, scope: userScope)
+    }
+
+    /// Claims `claim` (scope and identifier) for one download at a time in this client: two
+    /// writing one part would mix their bytes. The problem when it is taken.
+    private func claimDownload(_ claim: String, identifier: String) -> CourierError? {
+        guard activeDownloads.withLock({ $0.insert(claim).inserted }) else {
+            return CourierError(
+                .invalidRequest,
+                "The download \(identifier) is already running in this client; wait for it (or cancel it) before starting it again. Nothing was sent.")
+        }
+        return nil
     }
 
     var downloadStore: DownloadStore {
