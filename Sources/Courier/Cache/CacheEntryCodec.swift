@@ -80,7 +80,7 @@ enum CacheEntryCodec {
         guard hash.finalize().elementsEqual(bytes[headerEnd..<bodyStart]) else {
             // A length field cut short, or bytes changed: say which when the lengths tell.
             var reader = ByteReader(bytes: bytes[9..<headerEnd])
-            if reader.skipToBodyLength().map({ Int($0) != bytes.count - bodyStart }) == true { throw .truncated }
+            if reader.skipToBodyLength().map({ Int(exactly: $0) != bytes.count - bodyStart }) == true { throw .truncated }
             throw .checksumMismatch
         }
         var reader = ByteReader(bytes: bytes[9..<headerEnd])
@@ -104,7 +104,7 @@ enum CacheEntryCodec {
         guard let bodyLength = reader.integer(), reader.isAtEnd, let url = URL(string: urlText), status < 1_000 else {
             throw .malformedHeader
         }
-        guard bytes.count - bodyStart == Int(bodyLength) else { throw .truncated }
+        guard Int(exactly: bodyLength) == bytes.count - bodyStart else { throw .truncated }
         guard storedDigest == digest else { throw .foreignKey }
         // The fields as they were stored: filtered when the entry was made.
         var response = CachedResponse(

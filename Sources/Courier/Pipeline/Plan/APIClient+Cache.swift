@@ -74,7 +74,9 @@ extension APIClient {
             guard freshness.rule == .http else { return entry }
             var entry = entry
             let age = HTTPFreshness(entry, now: Date()).age
-            entry.headers["Age"] = String(Int(min(age.rounded(.down), 2_147_483_648)))
+            // At most 2³¹ (RFC 9111 §1.2.2), and so for a stored time that is not a number.
+            let seconds = age.isFinite ? min(max(age, 0), 2_147_483_648).rounded(.down) : 2_147_483_648
+            entry.headers["Age"] = String(Int(seconds))
             return entry
         }
 
