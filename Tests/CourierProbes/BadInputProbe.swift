@@ -132,6 +132,7 @@ package enum BadInputProbe {
         ("configuration-maximum-size-negative", { $0.maximumResponseSize = -1 }),
         ("configuration-freshness-nan", { $0.cacheFreshness = .age(.nan) }),
         ("configuration-retry-attempts-zero", { $0.retryPolicy.maximumAttempts = 0 }),
+        ("configuration-downloads-directory-web", { $0.resumableDownloadsDirectory = URL(string: "https://example.com/downloads") }),
     ]
 
     /// A model with a date.

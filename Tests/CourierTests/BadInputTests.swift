@@ -33,6 +33,7 @@ struct BadInputTests {
         "configuration-maximum-size-negative": ("invalidRequest", ["ClientConfiguration.maximumResponseSize"]),
         "configuration-freshness-nan": ("invalidRequest", ["ClientConfiguration.cacheFreshness"]),
         "configuration-retry-attempts-zero": ("invalidRequest", ["ClientConfiguration.retryPolicy.maximumAttempts"]),
+        "configuration-downloads-directory-web": ("invalidRequest", ["ClientConfiguration.resumableDownloadsDirectory", "file URL"]),
         "delegate-header-crlf": ("invalidRequest", ["willSend", "X-Hooked"]),
     ]
 

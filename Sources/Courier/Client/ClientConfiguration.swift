@@ -38,7 +38,8 @@ public struct ClientConfiguration: Sendable {
     public var cacheFreshness = CacheFreshness.never
     /// Where ``APIClient/download(_:to:resuming:sha256:)`` keeps partial downloads, per user
     /// scope; `nil` for `courier-downloads` beside ``ResponseCache/standardDirectory`` (in the
-    /// Caches directory on Apple platforms, `$XDG_CACHE_HOME` or `~/.cache` elsewhere).
+    /// Caches directory on Apple platforms, `$XDG_CACHE_HOME` or `~/.cache` elsewhere). A URL that
+    /// is not a file URL fails every request of the client with ``CourierError/Kind/invalidRequest``.
     public var resumableDownloadsDirectory: URL?
     /// Whether every ``APIClient/download(_:to:)`` of this client resumes as
     /// ``APIClient/download(_:to:resuming:sha256:)`` does, kept under an identifier made from its

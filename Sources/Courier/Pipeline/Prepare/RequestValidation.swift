@@ -90,6 +90,9 @@ enum RequestValidation {
             try checkHeaders(configuration.defaultHeaders, "ClientConfiguration.defaultHeaders")
             try checkRetryPolicy(configuration.retryPolicy, "ClientConfiguration.retryPolicy")
             try checkFreshness(configuration.cacheFreshness, "ClientConfiguration.cacheFreshness")
+            if let directory = configuration.resumableDownloadsDirectory, !directory.isFileURL {
+                throw invalid("ClientConfiguration.resumableDownloadsDirectory is \(quoted(directory.absoluteString)); it must be a file URL (a folder on this device)")
+            }
             guard configuration.redirects.maximumRedirects >= 0 else {
                 throw invalid("ClientConfiguration.redirects.maximumRedirects is \(configuration.redirects.maximumRedirects); it must be 0 or more (0 follows none)")
             }
