@@ -63,11 +63,7 @@ struct DownloadBenchmark {
             print("download.bytes-sent ratio=\(String(format: "%.3f", Double(sent) / Double(size))) sent=\(sent) size=\(size)")
         }
         if options.selects("download.rss-growth") {
-            let before = MemoryStatus.read()
-            MemoryStatus.resetPeak()
-            try await courier()
-            let peak = MemoryStatus.read()
-            let growth = Double(max(0, (peak.peakKB ?? peak.residentKB) - before.residentKB)) / 1024
+            let growth = try await MemoryStatus.peakGrowth(of: courier)
             print("download.rss-growth mb=\(String(format: "%.1f", growth)) size=\(size)")
         }
         try await transport.shutdown()

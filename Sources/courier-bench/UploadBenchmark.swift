@@ -52,11 +52,7 @@ struct UploadBenchmark {
             print("upload.ahc ratio=\(String(format: "%.2f", result.ratio)) courier=\(Int(result.courier * megabytes))MiB/s raw=\(Int(result.raw * megabytes))MiB/s size=\(size)")
         }
         if options.selects("upload.rss-growth") {
-            let before = MemoryStatus.read()
-            MemoryStatus.resetPeak()
-            try await courier()
-            let peak = MemoryStatus.read()
-            let growth = Double(max(0, (peak.peakKB ?? peak.residentKB) - before.residentKB)) / 1024
+            let growth = try await MemoryStatus.peakGrowth(of: courier)
             print("upload.rss-growth mb=\(String(format: "%.1f", growth)) size=\(size)")
         }
         try await transport.shutdown()

@@ -121,4 +121,14 @@ package struct MemoryStatus: Sendable {
     package static func resetPeak() {
         try? Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/self/clear_refs"))
     }
+
+    /// How far the resident memory rose above where it was while `work` ran, in MiB (its peak
+    /// where the system reports one, else where it ended).
+    package static func peakGrowth(of work: () async throws -> Void) async rethrows -> Double {
+        let before = read()
+        resetPeak()
+        try await work()
+        let after = read()
+        return Double(max(0, (after.peakKB ?? after.residentKB) - before.residentKB)) / 1024
+    }
 }
