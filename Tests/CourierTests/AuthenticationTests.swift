@@ -194,7 +194,11 @@ import Testing
                 }
                 #expect(ids == ["1", "2", "3", "4"])
                 #expect(authenticator.calls.withLock { $0 } == 1)
-                #expect(server.requestCount("GET", "/notifications") == 4, "the first connection, the 401, the resumed one, the 204")
+                // The first connection, the 401, the resumed one, the 204; on async-http-client one
+                // more when it lost the second event with the drop (it can discard body parts that
+                // arrive with the connection's end), so the stream resumes after the first.
+                let connections = server.requestCount("GET", "/notifications")
+                #expect(kind == .urlSession ? connections == 4 : (4...5).contains(connections), "\(connections)")
             }
         }
     }
