@@ -20,7 +20,8 @@ import ServiceLifecycle
 /// - `/status/{code}`, any method: answers that status with `{"status": code}`;
 /// - `GET /delay/{milliseconds}`: answers after the delay;
 /// - `GET /bytes/{count}`: streams `count` bytes, byte `i` being `i % 251` (`?chunked=true` leaves
-///   out `Content-Length`);
+///   out `Content-Length`), with the strong `ETag` `"bytes-<count>"` and `Range` / `If-Range`
+///   honoured (206, 416);
 /// - `GET /sample`: a ~300-byte JSON document (XML with `?type=xml`);
 /// - `GET /errors/422?shape=rails|nested|jsonapi|problem`, `GET /errors/validation/{framework}` (a
 ///   framework's field errors with its status), `GET /errors/500` (an HTML page) and

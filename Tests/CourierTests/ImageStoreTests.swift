@@ -88,6 +88,48 @@ import Testing
         }
     }
 
+    /// An image's data and `/bytes` answer `Range` under `If-Range` (RFC 9110 §14): one range,
+    /// a suffix, a range past the end (416), and the whole for several ranges, another unit, or an
+    /// `If-Range` that is not the current strong tag.
+    @Test func theDataRoutesAnswerRanges() async throws {
+        try await withServer { server in
+            let client = server.client(URLSessionTransport()) { $0.acceptableStatusCodes = 200..<500 }
+            let image = Self.png()
+            let created = try await client.send(Request<ImageInfo>.upload("images", parts: [.data("image", image, fileName: "a.png")])).value
+            let whole = try await client.send(Request<Data>(.get, "images/\(created.uid)/data"))
+            let etag = try #require(whole.headers["ETag"])
+            #expect(whole.headers["Accept-Ranges"] == "bytes")
+            let bytes = Data((0..<1_000).map { UInt8($0 % 251) })
+            for (path, body, tag) in [("images/\(created.uid)/data", image, etag), ("bytes/1000", bytes, "\"bytes-1000\"")] {
+                func get(_ range: String, ifRange: String? = nil) async throws -> Response<Data> {
+                    var request = Request<Data>(.get, path).header("Range", range)
+                    if let ifRange { request = request.header("If-Range", ifRange) }
+                    return try await client.send(request)
+                }
+                let length = body.count
+                let cases: [(String, String?, Int, Data, String?)] = [
+                    ("bytes=10-19", nil, 206, body[10...19], "bytes 10-19/\(length)"),
+                    ("bytes=-5", nil, 206, body.suffix(5), "bytes \(length - 5)-\(length - 1)/\(length)"),
+                    ("bytes=\(length - 10)-99999999999999999999", nil, 206, body.suffix(10), "bytes \(length - 10)-\(length - 1)/\(length)"),
+                    ("bytes=10-19", tag, 206, body[10...19], "bytes 10-19/\(length)"),
+                    ("bytes=\(length)-", nil, 416, Data(), "bytes */\(length)"),
+                    ("bytes=0-1,5-6", nil, 200, body, nil),
+                    ("items=0-5", nil, 200, body, nil),
+                    ("bytes=9-3", nil, 200, body, nil),
+                    ("bytes=10-19", "W/" + tag, 200, body, nil),
+                    ("bytes=10-19", "\"another\"", 200, body, nil),
+                ]
+                for (range, ifRange, status, expected, contentRange) in cases {
+                    let response = try await get(range, ifRange: ifRange)
+                    let label = "\(path) \(range) If-Range: \(ifRange ?? "none")"
+                    #expect(response.statusCode == status, "\(label)")
+                    #expect(response.value == Data(expected), "\(label)")
+                    #expect(response.headers["Content-Range"] == contentRange, "\(label)")
+                }
+            }
+        }
+    }
+
     @Test func theStoreRefusesBadUploadsAndKeepsNothing() async throws {
         try await withServer(ServerConfiguration(maximumImageSize: 10_000)) { server in
             let client = server.client(URLSessionTransport())

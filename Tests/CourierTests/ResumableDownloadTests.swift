@@ -159,6 +159,41 @@ import Testing
         }
     }
 
+    /// Plants a part of `count` zero bytes for `identifier`, as a download of a file of `total`
+    /// bytes with `validator` would have kept it.
+    func plant(_ client: APIClient, _ identifier: String, destination: URL, validator: String, total: Int, count: Int) throws {
+        let store = client.downloadStore
+        let record = DownloadStore.Record(url: "", destination: destination.path, validator: validator, total: Int64(total))
+        try store.save(record, identifier, scope: client.userScope)
+        try Data(count: count).write(to: store.partial(identifier, scope: client.userScope))
+    }
+
+    /// The sample server's documented routes continue a part: an image's data and `/bytes`. The
+    /// part kept is zeros, so only an answer that sent the rest, not the whole, leaves them in the
+    /// file; a part kept under another version's validator starts over.
+    @Test(arguments: TransportKind.allCases)
+    func theImageDataAndBytesRoutesContinueAPart(kind: TransportKind) async throws {
+        try await withDownloads(kind) { client, _, destination, _ in
+            let image = ImageStoreTests.png(200_000)
+            let created = try await client.send(
+                Request<ImageStoreTests.ImageInfo>.upload("images", parts: [.data("image", image, fileName: "large.png")])).value
+            let data = Request<Data>(.get, "images/\(created.uid)/data")
+            let etag = try #require(try await client.send(data).headers["ETag"])
+            let bytes = Data((0..<200_000).map { UInt8($0 % 251) })
+            let routes = [("image", data, image, etag), ("bytes", Request<Data>(.get, "bytes/200000"), bytes, "\"bytes-200000\"")]
+            for (name, request, whole, validator) in routes {
+                try plant(client, name, destination: destination, validator: validator, total: whole.count, count: 50_000)
+                let resumed = try await client.download(request, to: destination, resuming: name)
+                #expect(resumed.statusCode == 206)
+                #expect(try Data(contentsOf: destination) == Data(count: 50_000) + whole.dropFirst(50_000), "\(name)")
+                try plant(client, name, destination: destination, validator: "\"another\"", total: whole.count, count: 50_000)
+                let restarted = try await client.download(request, to: destination, resuming: name)
+                #expect(restarted.statusCode == 200)
+                #expect(try Data(contentsOf: destination) == whole, "\(name): another version")
+            }
+        }
+    }
+
     @Test(arguments: TransportKind.allCases)
     func aWrongChecksumDiscardsTheFile(kind: TransportKind) async throws {
         try await withDownloads(kind) { client, _, destination, _ in

@@ -7,7 +7,8 @@ import Hummingbird
 /// - `POST /images`: multipart with an `image` file part and optional `title` and `description`
 ///   fields; stores them and answers 201 with the metadata (its `id` included);
 /// - `GET /images`: the metadata of every image; `GET /images/{id}`: one image's metadata (JSON, or
-///   XML with `?type=xml`); `GET /images/{id}/data`: the bytes;
+///   XML with `?type=xml`); `GET /images/{id}/data`: the bytes, or the range `Range` asks for
+///   under `If-Range` (206 with `Content-Range`, 416 past the end; ``RangeSelection``);
 /// - `PATCH /images/{id}`: multipart (fields and/or a new image) or JSON (`title`, `description`);
 /// - `DELETE /images/{id}`: removes it; afterwards its routes answer 404 with a JSON error.
 ///
@@ -77,7 +78,7 @@ struct ImageRoutes: Sendable {
             try Row.fetchOne(db, sql: "SELECT data, mimeType FROM image WHERE id = ?", arguments: [id]).map { ($0["data"], $0["mimeType"]) }
         }
         guard let row else { return try Self.notFound(id) }
-        return ConditionalResponse.make(request, body: ByteBuffer(data: row.data), contentType: row.mimeType, lastModified: nil)
+        return ConditionalResponse.make(request, body: ByteBuffer(data: row.data), contentType: row.mimeType, lastModified: nil, ranges: true)
     }
 
     @Sendable func update(_ request: Request, context: BasicRequestContext) async throws -> Response {

@@ -131,29 +131,15 @@ struct ResilienceRoutes {
         let shift = Self.shift(version)
         let etag = (query.get("weak") == "true" ? "W/" : "") + "\"r\(count)-\(version)\""
         let lastModified = HTTPDate.format(Date(timeIntervalSince1970: 1_700_000_000)) ?? ""
-        var fields: HTTPFields = [.contentType: "application/octet-stream", .eTag: etag, .lastModified: lastModified, .acceptRanges: "bytes"]
-        var start = 0
-        var end = count - 1
-        var status = HTTPResponse.Status.ok
-        if query.get("ignore_range") != "true", let range = request.headers[.range], range.hasPrefix("bytes=") {
-            // If-Range: the range applies only to the same file (a strong tag, or the date).
-            let ifRange = request.headers[.ifRange]
-            let current = ifRange == nil || ifRange == lastModified || (ifRange == etag && !etag.hasPrefix("W/"))
-            let bounds = range.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-            if current, bounds.count == 2, let first = Int(bounds[0]) {
-                guard first < count else {
-                    fields[.contentRange] = "bytes */\(count)"
-                    return Response(status: .rangeNotSatisfiable, headers: fields)
-                }
-                start = first
-                if let last = Int(bounds[1]) { end = min(last, count - 1) }
-                if query.get("wrong_range") == "true", start + 1 <= end { start += 1 }
-                status = .partialContent
-                fields[.contentRange] = "bytes \(start)-\(end)/\(count)"
-            }
+        var selection = RangeSelection(request, length: count, etag: etag, lastModified: lastModified)
+        if query.get("ignore_range") == "true" { selection = .whole }
+        if query.get("wrong_range") == "true", case .part(let first, let last) = selection, first < last {
+            selection = .part(first: first + 1, last: last)
         }
-        let length = max(0, end - start + 1)
-        let (first, last) = (start, end)
+        let fields = selection.fields([.contentType: "application/octet-stream", .eTag: etag, .lastModified: lastModified], length: count)
+        guard selection != .unsatisfiable else { return Response(status: selection.status, headers: fields) }
+        let (start, length) = selection.span(of: count)
+        let (first, last) = (start, start + length - 1)
         let dropAfter = query.get("drop_after").flatMap { Int($0) }
         let pace = query.get("pace_ms").flatMap { Int($0) }.map { Duration.milliseconds(min(max($0, 0), 1_000)) }
         let ledger = self.ledger
@@ -175,7 +161,7 @@ struct ResilienceRoutes {
             }
             try await writer.finish(nil)
         }
-        return Response(status: status, headers: fields, body: body)
+        return Response(status: selection.status, headers: fields, body: body)
     }
 
     /// The byte of `/ranged/{count}` at `index` for `version`, as the route writes it.

@@ -3,15 +3,18 @@ import Crypto
 import Foundation
 import Hummingbird
 
-/// `ETag` / `Last-Modified` for GET responses, and `304 Not Modified` when the request's
-/// `If-None-Match` or `If-Modified-Since` says the client's copy is current.
+/// `ETag` / `Last-Modified` for GET responses, `304 Not Modified` when the request's
+/// `If-None-Match` or `If-Modified-Since` says the client's copy is current, and ranges
+/// (``RangeSelection``) for the routes that serve them.
 enum ConditionalResponse {
     /// Answers `request` with `body`, or with a bodiless 304 when the client's copy is current.
     /// The entity tag is a digest of the body; `lastModified` (whole seconds) is sent when given;
-    /// `fields` go with both answers (a 304 carries the representation's current metadata).
+    /// `fields` go with both answers (a 304 carries the representation's current metadata). With
+    /// `ranges`, a `Range` under a current `If-Range` is answered with the part it asks (206) or
+    /// 416, after the 304 check (RFC 9110 §13.2.2).
     static func make(
         _ request: Request, body: ByteBuffer, contentType: String, lastModified: Date?, cacheControl: String? = nil,
-        fields: HTTPFields = [:]
+        fields: HTTPFields = [:], ranges: Bool = false
     ) -> Response {
         let etag = etag(of: body)
         var headers: HTTPFields = [.contentType: contentType, .eTag: etag]
@@ -21,6 +24,10 @@ enum ConditionalResponse {
         if isCurrent(request, etag: etag, lastModified: lastModified) {
             headers[.contentType] = nil
             return Response(status: .notModified, headers: headers)
+        }
+        if ranges {
+            let selection = RangeSelection(request, length: body.readableBytes, etag: etag, lastModified: headers[.lastModified])
+            return selection.response(body, fields: headers)
         }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
     }

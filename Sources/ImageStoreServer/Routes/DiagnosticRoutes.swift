@@ -71,21 +71,27 @@ struct DiagnosticRoutes {
     }
 
     /// `count` bytes where byte `i` is `i % 251`, in 64 KiB writes; `?chunked=true` leaves out
-    /// `Content-Length`.
+    /// `Content-Length`. The bytes depend on `count` only, so its strong `ETag` is `"bytes-<count>"`,
+    /// and a `Range` under `If-Range` gets its part (``RangeSelection``).
     @Sendable func bytes(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let count = try context.parameters.require("count", as: Int.self)
         guard (0...(1 << 32)).contains(count) else { throw HTTPError(.badRequest, message: "count must be between 0 and 2^32.") }
         let chunked = request.uri.queryParameters.get("chunked") == "true"
-        let body = ResponseBody(contentLength: chunked ? nil : count) { writer in
-            var offset = 0
-            while offset < count {
-                let size = min(Self.chunkSize, count - offset)
+        let etag = "\"bytes-\(count)\""
+        let selection = RangeSelection(request, length: count, etag: etag, lastModified: nil)
+        let fields = selection.fields([.contentType: "application/octet-stream", .eTag: etag], length: count)
+        guard selection != .unsatisfiable else { return Response(status: selection.status, headers: fields) }
+        let (first, length) = selection.span(of: count)
+        let body = ResponseBody(contentLength: chunked ? nil : length) { writer in
+            var offset = first
+            while offset < first + length {
+                let size = min(Self.chunkSize, first + length - offset)
                 try await writer.write(Self.pattern.getSlice(at: offset % 251, length: size)!)
                 offset += size
             }
             try await writer.finish(nil)
         }
-        return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: body)
+        return Response(status: selection.status, headers: fields, body: body)
     }
 
     /// The sample document; its XML form with `?type=xml`. Without `?type`, the form is negotiated:

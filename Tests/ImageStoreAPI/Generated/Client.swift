@@ -1828,7 +1828,7 @@ package struct Client: APIProtocol {
             }
         )
     }
-    /// An image's bytes, with its media type.
+    /// An image's bytes, with its media type; a part of them for a `Range`.
     ///
     /// - Remark: HTTP `GET /images/{id}/data`.
     /// - Remark: Generated from `#/paths//images/{id}/data/get(getImageData)`.
@@ -1853,6 +1853,16 @@ package struct Client: APIProtocol {
                     name: "If-None-Match",
                     value: input.headers.ifNoneMatch
                 )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Range",
+                    value: input.headers.range
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "If-Range",
+                    value: input.headers.ifRange
+                )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
                     contentTypes: input.headers.accept
@@ -1862,11 +1872,18 @@ package struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.GetImageData.Output.Ok.Headers = .init(eTag: try converter.getOptionalHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "ETag",
-                        as: Components.Headers.ETag.self
-                    ))
+                    let headers: Operations.GetImageData.Output.Ok.Headers = .init(
+                        eTag: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Components.Headers.ETag.self
+                        ),
+                        acceptRanges: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Accept-Ranges",
+                            as: Components.Headers.AcceptRanges.self
+                        )
+                    )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.GetImageData.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -1891,6 +1908,43 @@ package struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 206:
+                    let headers: Operations.GetImageData.Output.PartialContent.Headers = .init(
+                        eTag: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Components.Headers.ETag.self
+                        ),
+                        contentRange: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Content-Range",
+                            as: Components.Headers.ContentRange.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.GetImageData.Output.PartialContent.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "image/*"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "image/*":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .image_Ast_(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .partialContent(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 304:
                     let headers: Components.Responses.NotModified.Headers = .init(eTag: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
@@ -1898,6 +1952,13 @@ package struct Client: APIProtocol {
                         as: Components.Headers.ETag.self
                     ))
                     return .notModified(.init(headers: headers))
+                case 416:
+                    let headers: Operations.GetImageData.Output.RangeNotSatisfiable.Headers = .init(contentRange: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Content-Range",
+                        as: Swift.String.self
+                    ))
+                    return .rangeNotSatisfiable(.init(headers: headers))
                 case 400:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body

@@ -22,6 +22,14 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/headers/ETag`.
         package typealias ETag = Swift.String
+        /// `bytes`: a `Range` of bytes may be asked for.
+        ///
+        /// - Remark: Generated from `#/components/headers/AcceptRanges`.
+        package typealias AcceptRanges = Swift.String
+        /// `bytes <first>-<last>/<length>`: which bytes the answer holds, of how many.
+        ///
+        /// - Remark: Generated from `#/components/headers/ContentRange`.
+        package typealias ContentRange = Swift.String
         /// A new token for the next request; every answer to an authenticated request has a new one.
         ///
         /// - Remark: Generated from `#/components/headers/AccessToken`.

@@ -44,5 +44,15 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/IfNoneMatch`.
         package typealias IfNoneMatch = Swift.String
+        /// One range of bytes (RFC 9110 §14.1.2): `bytes=<first>-`, `bytes=<first>-<last>` or the last
+        /// N bytes, `bytes=-<N>`. Answered with 206 and `Content-Range`, or 416 when it starts past the
+        /// end; several ranges, or a form not read here, get all the bytes (200).
+        ///
+        /// - Remark: Generated from `#/components/parameters/Range`.
+        package typealias Range = Swift.String
+        /// The ETag of the part the client has; the range is sent only while it is current, all the bytes otherwise (200).
+        ///
+        /// - Remark: Generated from `#/components/parameters/IfRange`.
+        package typealias IfRange = Swift.String
     }
 }

@@ -2553,7 +2553,7 @@ package enum Operations {
             }
         }
     }
-    /// An image's bytes, with its media type.
+    /// An image's bytes, with its media type; a part of them for a `Range`.
     ///
     /// - Remark: HTTP `GET /images/{id}/data`.
     /// - Remark: Generated from `#/paths//images/{id}/data/get(getImageData)`.
@@ -2579,17 +2579,33 @@ package enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/images/{id}/data/GET/header/If-None-Match`.
                 package var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// One range of bytes (RFC 9110 §14.1.2): `bytes=<first>-`, `bytes=<first>-<last>` or the last
+                /// N bytes, `bytes=-<N>`. Answered with 206 and `Content-Range`, or 416 when it starts past the
+                /// end; several ranges, or a form not read here, get all the bytes (200).
+                ///
+                /// - Remark: Generated from `#/paths/images/{id}/data/GET/header/Range`.
+                package var range: Components.Parameters.Range?
+                /// The ETag of the part the client has; the range is sent only while it is current, all the bytes otherwise (200).
+                ///
+                /// - Remark: Generated from `#/paths/images/{id}/data/GET/header/If-Range`.
+                package var ifRange: Components.Parameters.IfRange?
                 package var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetImageData.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
                 ///   - ifNoneMatch: The ETag of the copy the client has; a 304 answers while it is current.
+                ///   - range: One range of bytes (RFC 9110 §14.1.2): `bytes=<first>-`, `bytes=<first>-<last>` or the last
+                ///   - ifRange: The ETag of the part the client has; the range is sent only while it is current, all the bytes otherwise (200).
                 ///   - accept:
                 package init(
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    range: Components.Parameters.Range? = nil,
+                    ifRange: Components.Parameters.IfRange? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetImageData.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.ifNoneMatch = ifNoneMatch
+                    self.range = range
+                    self.ifRange = ifRange
                     self.accept = accept
                 }
             }
@@ -2615,12 +2631,21 @@ package enum Operations {
                     ///
                     /// - Remark: Generated from `#/paths/images/{id}/data/GET/responses/200/headers/ETag`.
                     package var eTag: Components.Headers.ETag?
+                    /// `bytes`: a `Range` of bytes may be asked for.
+                    ///
+                    /// - Remark: Generated from `#/paths/images/{id}/data/GET/responses/200/headers/Accept-Ranges`.
+                    package var acceptRanges: Components.Headers.AcceptRanges?
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
                     ///   - eTag: A digest of the body.
-                    package init(eTag: Components.Headers.ETag? = nil) {
+                    ///   - acceptRanges: `bytes`: a `Range` of bytes may be asked for.
+                    package init(
+                        eTag: Components.Headers.ETag? = nil,
+                        acceptRanges: Components.Headers.AcceptRanges? = nil
+                    ) {
                         self.eTag = eTag
+                        self.acceptRanges = acceptRanges
                     }
                 }
                 /// Received HTTP response headers
@@ -2680,6 +2705,87 @@ package enum Operations {
                     }
                 }
             }
+            package struct PartialContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/images/{id}/data/GET/responses/206/headers`.
+                package struct Headers: Sendable, Hashable {
+                    /// A digest of the body.
+                    ///
+                    /// - Remark: Generated from `#/paths/images/{id}/data/GET/responses/206/headers/ETag`.
+                    package var eTag: Components.Headers.ETag?
+                    /// `bytes <first>-<last>/<length>`: which bytes the answer holds, of how many.
+                    ///
+                    /// - Remark: Generated from `#/paths/images/{id}/data/GET/responses/206/headers/Content-Range`.
+                    package var contentRange: Components.Headers.ContentRange?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A digest of the body.
+                    ///   - contentRange: `bytes <first>-<last>/<length>`: which bytes the answer holds, of how many.
+                    package init(
+                        eTag: Components.Headers.ETag? = nil,
+                        contentRange: Components.Headers.ContentRange? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.contentRange = contentRange
+                    }
+                }
+                /// Received HTTP response headers
+                package var headers: Operations.GetImageData.Output.PartialContent.Headers
+                /// - Remark: Generated from `#/paths/images/{id}/data/GET/responses/206/content`.
+                @frozen package enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/images/{id}/data/GET/responses/206/content/image\/*`.
+                    case image_Ast_(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.image_Ast_`.
+                    ///
+                    /// - Throws: An error if `self` is not `.image_Ast_`.
+                    /// - SeeAlso: `.image_Ast_`.
+                    package var image_Ast_: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .image_Ast_(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                package var body: Operations.GetImageData.Output.PartialContent.Body
+                /// Creates a new `PartialContent`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                package init(
+                    headers: Operations.GetImageData.Output.PartialContent.Headers = .init(),
+                    body: Operations.GetImageData.Output.PartialContent.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// The range `Range` asked for, under a current `If-Range`.
+            ///
+            /// - Remark: Generated from `#/paths//images/{id}/data/get(getImageData)/responses/206`.
+            ///
+            /// HTTP response code: `206 partialContent`.
+            case partialContent(Operations.GetImageData.Output.PartialContent)
+            /// The associated value of the enum case if `self` is `.partialContent`.
+            ///
+            /// - Throws: An error if `self` is not `.partialContent`.
+            /// - SeeAlso: `.partialContent`.
+            package var partialContent: Operations.GetImageData.Output.PartialContent {
+                get throws {
+                    switch self {
+                    case let .partialContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "partialContent",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// The client's copy (named by If-None-Match) is current; no body.
             ///
             /// - Remark: Generated from `#/paths//images/{id}/data/get(getImageData)/responses/304`.
@@ -2698,6 +2804,54 @@ package enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "notModified",
+                            response: self
+                        )
+                    }
+                }
+            }
+            package struct RangeNotSatisfiable: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/images/{id}/data/GET/responses/416/headers`.
+                package struct Headers: Sendable, Hashable {
+                    /// `bytes */<length>`: the length of the bytes.
+                    ///
+                    /// - Remark: Generated from `#/paths/images/{id}/data/GET/responses/416/headers/Content-Range`.
+                    package var contentRange: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - contentRange: `bytes */<length>`: the length of the bytes.
+                    package init(contentRange: Swift.String? = nil) {
+                        self.contentRange = contentRange
+                    }
+                }
+                /// Received HTTP response headers
+                package var headers: Operations.GetImageData.Output.RangeNotSatisfiable.Headers
+                /// Creates a new `RangeNotSatisfiable`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                package init(headers: Operations.GetImageData.Output.RangeNotSatisfiable.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// The range starts past the end of the bytes.
+            ///
+            /// - Remark: Generated from `#/paths//images/{id}/data/get(getImageData)/responses/416`.
+            ///
+            /// HTTP response code: `416 rangeNotSatisfiable`.
+            case rangeNotSatisfiable(Operations.GetImageData.Output.RangeNotSatisfiable)
+            /// The associated value of the enum case if `self` is `.rangeNotSatisfiable`.
+            ///
+            /// - Throws: An error if `self` is not `.rangeNotSatisfiable`.
+            /// - SeeAlso: `.rangeNotSatisfiable`.
+            package var rangeNotSatisfiable: Operations.GetImageData.Output.RangeNotSatisfiable {
+                get throws {
+                    switch self {
+                    case let .rangeNotSatisfiable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "rangeNotSatisfiable",
                             response: self
                         )
                     }

@@ -62,7 +62,7 @@ package protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /images/{id}`.
     /// - Remark: Generated from `#/paths//images/{id}/delete(deleteImage)`.
     func deleteImage(_ input: Operations.DeleteImage.Input) async throws -> Operations.DeleteImage.Output
-    /// An image's bytes, with its media type.
+    /// An image's bytes, with its media type; a part of them for a `Range`.
     ///
     /// - Remark: HTTP `GET /images/{id}/data`.
     /// - Remark: Generated from `#/paths//images/{id}/data/get(getImageData)`.
@@ -205,7 +205,7 @@ extension APIProtocol {
             headers: headers
         ))
     }
-    /// An image's bytes, with its media type.
+    /// An image's bytes, with its media type; a part of them for a `Range`.
     ///
     /// - Remark: HTTP `GET /images/{id}/data`.
     /// - Remark: Generated from `#/paths//images/{id}/data/get(getImageData)`.
