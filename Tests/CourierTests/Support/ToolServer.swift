@@ -52,8 +52,20 @@ final class ToolServer: Sendable {
         let file = directory.appendingPathComponent("nginx.conf")
         try Data(configuration.utf8).write(to: file)
         return try await start(
-            ChildProcess.watched(URL(fileURLWithPath: nginx), ["-p", directory.path, "-c", file.path, "-e", "stderr"]),
+            // `daemon off`: nginx stays the watcher's child, so it stops with the test (a daemon
+            // escapes the watcher's process group and outlives the run).
+            ChildProcess.watched(URL(fileURLWithPath: nginx), ["-p", directory.path, "-c", file.path, "-e", "stderr", "-g", "daemon off;"]),
             ready: "start worker process", port: port)
+    }
+
+    /// Starts a Debian program in the foreground (`openssl s_server`, `tinyproxy -d`) listening on
+    /// 127.0.0.1:`port`; ready once it printed a line matching `ready`.
+    static func start(_ program: String, _ arguments: [String], ready: String, port: Int) async throws -> ToolServer {
+        guard let path = ["/usr/bin/", "/usr/sbin/", "/usr/local/bin/"].map({ $0 + program }).first(where: { FileManager.default.isExecutableFile(atPath: $0) })
+        else {
+            throw TestTools.Missing(description: "\(program) is not installed (Debian: apt-get install \(program); .ci/run installs it)")
+        }
+        return try await start(ChildProcess.watched(URL(fileURLWithPath: path), arguments), ready: ready, port: port)
     }
 
     private static func start(
