@@ -23,6 +23,10 @@ extension AsyncHTTPClientTransport: CallbackTransport {
         _ request: TransportRequest, observer: TransferObserver,
         completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
     ) -> TransportCancellation {
+        if let configurationProblem {
+            completion(.failure(configurationProblem.at(request.url)))
+            return {}
+        }
         let control = ExchangeControl()
         let resendable = request.method.isIdempotent && request.bodyStream == nil && (request.body?.isEmpty ?? true)
         start(request, observer: observer, control: control, mayResend: resendable, completion: completion)

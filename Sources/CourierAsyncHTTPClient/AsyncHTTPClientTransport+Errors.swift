@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
 import NIOPosix
+import NIOSSL
 
 extension AsyncHTTPClientTransport {
     /// Classifies an async-http-client or SwiftNIO error.
@@ -46,12 +47,19 @@ extension AsyncHTTPClientTransport {
                     url: url, underlyingError: error)
             case .invalidURL, .emptyHost, .emptyScheme:
                 return CourierError(.invalidURL, "The URL \(url.absoluteString) cannot be loaded.", url: url, underlyingError: error)
+            case .proxyAuthenticationRequired:
+                return CourierError(
+                    .cannotConnect, "The proxy refused the credentials given for it (407 Proxy Authentication Required), so \(host) was not reached.",
+                    url: url, underlyingError: error)
+            case .invalidProxyResponse, .httpProxyHandshakeTimeout:
+                return CourierError(.cannotConnect, "The proxy did not open a tunnel to \(host) (\(error)).", url: url, underlyingError: error)
             case .remoteConnectionClosed:
                 return CourierError(.connectionLost, "\(host) closed the connection without answering.", url: url, underlyingError: error)
             default:
                 return CourierError(.transport, "The request to \(host) failed: \(error).", url: url, underlyingError: error)
             }
         }
+        if let refusal = handshakeRefusal(error, request: request) { return refusal }
         if let error = error as? IOError, [ECONNRESET, EPIPE].contains(error.errnoCode) {
             return CourierError(.connectionLost, "\(host) reset the connection without answering.", url: url, underlyingError: error)
         }
@@ -116,5 +124,51 @@ extension AsyncHTTPClientTransport {
             return first.flatMap { connectionFailure($0) } ?? (error.dnsAError ?? error.dnsAAAAError).map { "the host name could not be resolved (\($0))" } ?? "no address accepted the connection"
         }
         return nil
+    }
+
+    /// A TLS handshake refused over trust, with the host and the reason; `nil` for other errors.
+    static func handshakeRefusal(_ error: any Error, request: TransportRequest) -> CourierError? {
+        let url = request.url
+        let host = url.hostAndPort
+        func untrusted(_ reason: String) -> CourierError {
+            CourierError(.untrustedServer, "The TLS handshake with \(host) failed: \(reason). Nothing of the request was sent.", url: url, underlyingError: error)
+        }
+        func refused(_ reason: String) -> CourierError {
+            CourierError(
+                .clientCertificateRefused, "\(host) refused the TLS connection: \(reason). The server did not take the request.", url: url,
+                underlyingError: error)
+        }
+        if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
+            return untrusted("its certificate is for another host name")
+        }
+        if let error = error as? HTTPClientError, error == .tlsHandshakeTimeout {
+            return CourierError(.timedOut, "The TLS handshake with \(host) timed out.", url: url, underlyingError: error)
+        }
+        // A refusal during the handshake, or an alert after it: TLS 1.3 servers check the client's
+        // certificate once the client has finished its part, and their alert ends the first read.
+        let cause: BoringSSLError
+        if let error = error as? NIOSSLError, case .handshakeFailed(let inner) = error {
+            cause = inner
+        } else if let error = error as? BoringSSLError {
+            cause = error
+        } else {
+            return nil
+        }
+        let text = "\(cause)".uppercased()
+        if text.contains("CERTIFICATE_VERIFY_FAILED") {
+            return untrusted("its certificate chain is not trusted: it is not signed by a root the trust policy accepts, or it has expired or is not yet valid")
+        }
+        if text.contains("CERTIFICATE_REQUIRED") || text.contains("HANDSHAKE_FAILURE_ON_CLIENT_HELLO") {
+            return refused("it requires a client certificate; give the trust policy a clientIdentity")
+        }
+        if text.contains("BAD_CERTIFICATE") || text.contains("UNKNOWN_CA") || text.contains("CERTIFICATE_UNKNOWN")
+            || text.contains("UNSUPPORTED_CERTIFICATE") || text.contains("CERTIFICATE_EXPIRED") || text.contains("ACCESS_DENIED") {
+            return refused("it did not accept the client certificate presented")
+        }
+        if text.contains("PROTOCOL_VERSION") || text.contains("UNSUPPORTED_PROTOCOL") {
+            return untrusted("the server offers no TLS version the trust policy accepts")
+        }
+        guard case .handshakeFailed = error as? NIOSSLError else { return nil }
+        return untrusted("\(cause)")
     }
 }

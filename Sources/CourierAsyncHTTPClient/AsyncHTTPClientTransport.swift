@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
+import NIOSSL
 import Tracing
 
 /// An ``Courier/HTTPTransport`` on swift-server's async-http-client: a connection pool per host,
@@ -40,6 +41,16 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         /// kilobytes of gzip can inflate to gigabytes). A larger one fails with
         /// ``Courier/CourierError/Kind/responseTooLarge``.
         public var maximumDecompressedSize: Int = 256 << 20
+        /// Whom to trust over HTTPS and the client certificate to present: the policy's roots,
+        /// client identity and minimum TLS version become swift-nio-ssl's `TLSConfiguration`.
+        /// Public-key pins cannot be applied on this transport (async-http-client gives no way to
+        /// check a server's chain beside its own checks, swift-server/async-http-client#285): a
+        /// policy with pins, or a certificate or key that cannot be read, fails every request with
+        /// ``Courier/CourierError/Kind/invalidRequest`` before anything is sent.
+        public var trust: TrustPolicy = .system
+        /// An HTTP proxy every request goes through, in a `CONNECT` tunnel (TLS to the server runs
+        /// inside it), with Basic credentials when the proxy asks for them.
+        public var proxy: Proxy? = nil
 
         /// Creates the default configuration.
         public init() {}
@@ -51,6 +62,10 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     let uploadChunkSize: Int
     /// Whether the client decodes `gzip` and `deflate` bodies.
     let decodesCompressedBodies: Bool
+    /// Why no request can be sent: a trust policy or proxy this transport cannot apply.
+    let configurationProblem: CourierError?
+    /// The TLS settings the client connects with, to word a refused chain (``ChainDiagnosis``).
+    let tlsConfiguration: TLSConfiguration
 
     /// Creates a transport with its own `HTTPClient`.
     public init(configuration: Configuration = Configuration()) {
@@ -69,6 +84,14 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         // still cost about 30,000 instructions a request: decided once here, as Courier decides
         // for its own spans (a bootstrapped tracer keeps async-http-client's spans).
         if clientConfiguration.tracing.tracer is NoOpTracer { clientConfiguration.tracing.tracer = nil }
+        do throws(CourierError) {
+            if !configuration.trust.isSystem { clientConfiguration.tlsConfiguration = try configuration.trust.tlsConfiguration() }
+            clientConfiguration.proxy = try configuration.proxy?.clientProxy()
+            configurationProblem = nil
+        } catch {
+            configurationProblem = error
+        }
+        tlsConfiguration = clientConfiguration.tlsConfiguration ?? .makeClientConfiguration()
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         ownsClient = true
         uploadChunkSize = configuration.uploadChunkSize
@@ -85,6 +108,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         ownsClient = false
         self.uploadChunkSize = uploadChunkSize
         self.decodesCompressedBodies = decodesCompressedBodies
+        configurationProblem = nil
+        tlsConfiguration = .makeClientConfiguration()  // the wrapped client's own is not readable: only the wording of a refusal uses it
     }
 
     deinit {

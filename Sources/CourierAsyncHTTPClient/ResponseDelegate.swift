@@ -100,6 +100,22 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
             resend()
             return
         }
+        if !headReceived, let completion, case .failure(let error) = result, ChainDiagnosis.applies(to: error),
+           let host = request.url.host, let port = request.url.port ?? (request.url.scheme == "https" ? 443 : nil) {
+            // Worded once the chain was read again: expired, not yet valid, or an unknown root.
+            let refusal = AsyncHTTPClientTransport.courierError(for: error, request: request)
+            let configuration = transport.tlsConfiguration
+            let url = request.url
+            Task {
+                let reason = await ChainDiagnosis.reason(host: host, port: port, configuration: configuration)
+                completion(.failure(reason.map {
+                    CourierError(
+                        .untrustedServer, "The TLS handshake with \(url.hostAndPort) failed: \($0). Nothing of the request was sent.", url: url,
+                        underlyingError: error)
+                } ?? refusal))
+            }
+            return
+        }
         let outcome = result.mapError { error -> any Error in
             let cause: any Error = headReceived && !(error is CourierError)
                 ? BodyInterrupted(underlying: error, received: received, expected: expected) : error

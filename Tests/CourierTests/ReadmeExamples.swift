@@ -383,3 +383,13 @@ enum ReadmeChat {
         return text
     }
 }
+
+func makeMutualTLSTransport(companyCA: String, identity: Data, password: String) throws -> AsyncHTTPClientTransport {
+    var settings = AsyncHTTPClientTransport.Configuration()
+    settings.trust = TrustPolicy(
+        roots: .adding(try TrustPolicy.Certificate.pemEncoded(companyCA)),   // the system's roots and yours
+        clientIdentity: .pkcs12(identity, password: password),               // mutual TLS
+        minimumTLSVersion: .v1_3)
+    settings.proxy = .init(host: "proxy.internal", port: 3128, user: "svc-api", password: password)
+    return AsyncHTTPClientTransport(configuration: settings)
+}

@@ -28,6 +28,7 @@ extension CourierError {
         case .cancelled: return .cancelled
         case .invalidURL, .invalidRequest, .encodingFailed: return .invalidRequest
         case .decodingFailed: return .decodingFailed(keyPath: keyPath)
+        case .untrustedServer, .clientCertificateRefused: return .insecureConnection
         default: return .other
         }
     }
@@ -50,6 +51,7 @@ extension CourierError {
         case "clientError": return "The request was not accepted."
         case "serverError": return "The server had a problem. Please try again later."
         case "decodingFailed": return "The server's answer could not be read."
+        case "insecureConnection": return "A secure connection to the server could not be made."
         default: return nil
         }
     }

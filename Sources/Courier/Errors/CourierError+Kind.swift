@@ -68,6 +68,14 @@ extension CourierError {
         /// The request said `Cache-Control: only-if-cached` (under ``CacheFreshness/http``) and the
         /// cache holds no response for it; nothing was sent. An HTTP cache answers `504` here.
         public static let notCached = Kind("notCached")
+        /// The TLS handshake refused the server: its certificate is not signed by a trusted root,
+        /// is for another host name, has expired, holds none of the host's pins, or the server
+        /// offers no TLS version the ``TrustPolicy`` accepts. Nothing of the request was sent.
+        public static let untrustedServer = Kind("untrustedServer")
+        /// The server refused the TLS handshake over the client certificate: it asked for one and
+        /// none was configured (``TrustPolicy/clientIdentity``), or it did not accept the one
+        /// presented. Nothing of the request was sent.
+        public static let clientCertificateRefused = Kind("clientCertificateRefused")
 
         /// The server answered with `status`, outside the acceptable range.
         public static func httpStatus(_ status: Int) -> Kind { Kind(httpStatus: status) }

@@ -21,7 +21,7 @@
 public struct ErrorClassification: Sendable, Hashable, CustomStringConvertible {
     /// The class's stable name: `offline`, `timedOut`, `cannotConnect`, `connectionLost`,
     /// `invalidResponse`, `cancelled`, `unauthorized`, `forbidden`, `notFound`, `validationFailed`,
-    /// `clientError`, `serverError`, `decodingFailed`, `invalidRequest`, `other`, or the name given
+    /// `clientError`, `serverError`, `decodingFailed`, `invalidRequest`, `insecureConnection`, `other`, or the name given
     /// to ``custom(_:)``.
     public let name: String
     /// The status, for ``clientError(_:)`` and ``serverError(_:)``.
@@ -65,6 +65,10 @@ public struct ErrorClassification: Sendable, Hashable, CustomStringConvertible {
     /// The request could not be built (a bad URL, a body that cannot be encoded, a setting with a
     /// value that cannot be sent).
     public static let invalidRequest = ErrorClassification("invalidRequest")
+    /// The TLS handshake failed over trust: the server's certificate was refused
+    /// (``CourierError/Kind/untrustedServer``) or the server refused the client's
+    /// (``CourierError/Kind/clientCertificateRefused``). Retrying does not help.
+    public static let insecureConnection = ErrorClassification("insecureConnection")
     /// Anything else (redirect loops, transport failures, errors from delegate hooks).
     public static let other = ErrorClassification("other")
 

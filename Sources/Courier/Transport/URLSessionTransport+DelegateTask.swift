@@ -17,6 +17,10 @@ extension URLSessionTransport: CallbackTransport {
         _ request: TransportRequest, observer: TransferObserver,
         completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
     ) -> TransportCancellation {
+        if let configurationProblem {
+            completion(.failure(configurationProblem.at(request.url)))
+            return {}
+        }
         let task: URLSessionTask
         let exchange: URLSessionExchange
         do {

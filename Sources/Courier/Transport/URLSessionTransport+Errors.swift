@@ -34,6 +34,19 @@ extension URLSessionTransport {
                 url: url, underlyingError: error)
         case _ where isMalformedAnswer(detail):
             return CourierError(.invalidResponse, "\(host) sent an answer that breaks HTTP's rules (\(detail)); nothing of it was used.", url: url, underlyingError: error)
+        case NSURLErrorServerCertificateUntrusted, NSURLErrorServerCertificateHasBadDate, NSURLErrorServerCertificateHasUnknownRoot,
+            NSURLErrorServerCertificateNotYetValid:
+            return CourierError(
+                .untrustedServer, "The TLS handshake with \(host) failed: its certificate is not trusted (\(detail)). Nothing of the request was sent.",
+                url: url, underlyingError: error)
+        case NSURLErrorClientCertificateRejected, NSURLErrorClientCertificateRequired:
+            return CourierError(
+                .clientCertificateRefused, "\(host) refused the TLS handshake over the client certificate (\(detail)). Nothing of the request was sent.",
+                url: url, underlyingError: error)
+        case _ where !headReceived && isCertificateProblem(detail):
+            // libcurl's words, under NSURLErrorUnknown on Linux.
+            return CourierError(
+                .untrustedServer, "The TLS handshake with \(host) failed: \(detail). Nothing of the request was sent.", url: url, underlyingError: error)
         case _ where headReceived:
             return ResponseFraming.truncated(url: url, received: received, declared: expected, underlyingError: error)
         case NSURLErrorCannotConnectToHost, NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed, NSURLErrorSecureConnectionFailed:
@@ -43,6 +56,13 @@ extension URLSessionTransport {
         default:
             return CourierError(.transport, "The request to \(host) failed: \(detail)", url: url, underlyingError: error)
         }
+    }
+
+    /// Whether libcurl's words describe a server certificate it refused (an unknown root, another
+    /// host name, an expired or not yet valid certificate).
+    private static func isCertificateProblem(_ detail: String) -> Bool {
+        let text = detail.lowercased()
+        return ["ssl certificate problem", "certificate subject name", "ssl peer certificate", "no alternative certificate"].contains { text.contains($0) }
     }
 
     /// Whether libcurl's words describe a malformed answer rather than a broken connection.

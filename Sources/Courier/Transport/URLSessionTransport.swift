@@ -32,13 +32,42 @@ public final class URLSessionTransport: HTTPTransport {
     ///   - configuration: the session's settings; its `urlCache` is removed, as Courier caches itself.
     ///   - challengeHandler: answers authentication challenges; `nil` for the default
     ///     described at ``ChallengeHandler``.
-    public init(configuration: URLSessionConfiguration = .default, challengeHandler: ChallengeHandler? = nil) {
+    public convenience init(configuration: URLSessionConfiguration = .default, challengeHandler: ChallengeHandler? = nil) {
+        self.init(configuration: configuration, trust: .system, challengeHandler: challengeHandler)
+    }
+
+    /// Creates a transport whose TLS connections follow `trust`.
+    ///
+    /// On Apple platforms the policy answers URLSession's server-trust challenges (its roots, then
+    /// its pins, on the verified chain) and client-certificate challenges (a PKCS#12 identity), and
+    /// sets the session's minimum TLS version; it answers them before `challengeHandler`, which
+    /// cannot weaken it. A PEM client identity cannot be used there (the Security framework takes
+    /// identities as PKCS#12): such a policy fails every request.
+    ///
+    /// On Linux, swift-corelibs-foundation hands TLS to libcurl with the system's roots and raises
+    /// no TLS challenge, so only ``TrustPolicy/system`` can be applied: any other policy fails every
+    /// request with ``CourierError/Kind/invalidRequest`` before anything is sent (use
+    /// `AsyncHTTPClientTransport` there). A policy is never applied in part.
+    public init(configuration: URLSessionConfiguration = .default, trust: TrustPolicy, challengeHandler: ChallengeHandler? = nil) {
         let configuration = configuration.copy() as? URLSessionConfiguration ?? .default
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        delegate = URLSessionTransportDelegate(challengeHandler: challengeHandler)
+        #if canImport(FoundationNetworking)
+        configurationProblem = trust.isSystem
+            ? nil
+            : trust.unsupported(
+                "any part", by: "URLSessionTransport on Linux",
+                because: "swift-corelibs-foundation hands TLS to libcurl with the system's roots and raises no TLS challenge; use AsyncHTTPClientTransport")
+        #else
+        if trust.minimumTLSVersion >= .v1_3 { configuration.tlsMinimumSupportedProtocolVersion = .TLSv13 }
+        configurationProblem = trust.applicableOnApplePlatforms()
+        #endif
+        delegate = URLSessionTransportDelegate(challengeHandler: challengeHandler, trust: trust)
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: SerialCallbackQueue())
     }
+
+    /// Why no request can be sent: a trust policy this transport cannot apply.
+    let configurationProblem: CourierError?
 
     /// Requests whose URLSession task has not yet reported its completion.
     package var pendingTasks: Int { delegate.pending }

@@ -8,9 +8,14 @@ import FoundationNetworking
 final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private let exchanges = Locked<[Int: URLSessionExchange]>([:])
     private let challengeHandler: URLSessionTransport.ChallengeHandler?
+    /// The trust policy server-trust and client-certificate challenges are answered by.
+    private let trust: TrustPolicy
+    /// Why a task's handshake was refused, until the task completes (with a cancellation).
+    private let refusals = Locked<[Int: CourierError]>([:])
 
-    init(challengeHandler: URLSessionTransport.ChallengeHandler?) {
+    init(challengeHandler: URLSessionTransport.ChallengeHandler?, trust: TrustPolicy = .system) {
         self.challengeHandler = challengeHandler
+        self.trust = trust
     }
 
     func register(_ exchange: URLSessionExchange, for task: URLSessionTask) {
@@ -69,6 +74,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         let exchange = exchange(for: task)
+        #if !canImport(FoundationNetworking)
+        // The trust policy answers TLS challenges before the user's handler, which cannot weaken it.
+        if let (disposition, credential) = answer(challenge, task: task) { return completionHandler(disposition, credential) }
+        #endif
         if let (disposition, credential) = challengeHandler?(challenge), Self.isSafe(disposition, credential, for: challenge) {
             if disposition == .useCredential { exchange?.restart() }
             return completionHandler(disposition, credential)
@@ -101,6 +110,44 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let exchange = exchanges.withLock { $0.removeValue(forKey: task.taskIdentifier) }
-        exchange?.taskDidComplete(error: error)
+        let refusal = refusals.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+        exchange?.taskDidComplete(error: refusal ?? error)
     }
 }
+
+#if !canImport(FoundationNetworking)
+extension URLSessionTransportDelegate {
+    /// The trust policy's answer to a server-trust or client-certificate challenge; `nil` for
+    /// other challenges, and for TLS ones under the system's trust.
+    private func answer(
+        _ challenge: URLAuthenticationChallenge, task: URLSessionTask
+    ) -> (URLSession.AuthChallengeDisposition, URLCredential?)? {
+        guard !trust.isSystem else { return nil }
+        let space = challenge.protectionSpace
+        let url = task.originalRequest?.url
+        let host = url.map(\.hostAndPort) ?? space.host
+        func refuse(_ error: CourierError) -> (URLSession.AuthChallengeDisposition, URLCredential?) {
+            refusals.withLock { $0[task.taskIdentifier] = error }
+            return (.cancelAuthenticationChallenge, nil)
+        }
+        switch space.authenticationMethod {
+        case NSURLAuthenticationMethodServerTrust:
+            guard let serverTrust = space.serverTrust else { return (.performDefaultHandling, nil) }
+            if let reason = trust.refusal(of: serverTrust, host: space.host) {
+                return refuse(
+                    CourierError(.untrustedServer, "The TLS handshake with \(host) failed: \(reason). Nothing of the request was sent.", url: url))
+            }
+            return (.useCredential, URLCredential(trust: serverTrust))
+        case NSURLAuthenticationMethodClientCertificate:
+            guard trust.clientIdentity != nil else { return (.performDefaultHandling, nil) }
+            do {
+                return (.useCredential, try trust.clientCredential())
+            } catch {
+                return refuse(CourierError(error.kind, error.message, url: url, underlyingError: error.underlyingError))
+            }
+        default:
+            return nil
+        }
+    }
+}
+#endif

@@ -43,9 +43,24 @@ final class ToolServer: Sendable {
         return try await start(ChildProcess.watched(try await TestTools.executable("python", in: environment), [path] + arguments))
     }
 
-    /// Starts nginx (from Debian) in the foreground with `configuration` (a whole `nginx.conf`)
-    /// in `directory`, listening on 127.0.0.1:`port`; ready once its master has started its worker.
-    static func start(nginx configuration: String, in directory: URL, port: Int) async throws -> ToolServer {
+    /// Starts nginx (from Debian) in the foreground with `http` (the body of its `http` block:
+    /// servers, logs) in `directory`, which gets a `tmp` folder for nginx's temporary files,
+    /// listening on 127.0.0.1:`port`; ready once its master has started its worker.
+    static func start(nginx http: String, in directory: URL, port: Int) async throws -> ToolServer {
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+        let user = getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) } ?? "root"
+        let configuration = """
+            user \(user);
+            worker_processes 1;
+            error_log stderr notice;
+            pid nginx.pid;
+            events { worker_connections 64; }
+            http {
+                client_body_temp_path tmp/body; proxy_temp_path tmp/proxy; fastcgi_temp_path tmp/fastcgi;
+                uwsgi_temp_path tmp/uwsgi; scgi_temp_path tmp/scgi;
+            \(http)
+            }
+            """
         guard let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw TestTools.Missing(description: "nginx is not installed (Debian: apt-get install nginx-light; .ci/run installs it)")
         }
