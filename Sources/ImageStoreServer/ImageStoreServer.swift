@@ -1,6 +1,9 @@
 import Courier
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import NIOSSL
 import Logging
 import ServiceLifecycle
 
@@ -60,14 +63,18 @@ public final class ImageStoreServer: Sendable {
     /// The port kept bound after ``stopHoldingPort(gracePeriod:)``.
     private let heldPort = Locked<PortHold?>(nil)
 
-    /// `http://host:port`.
-    public var baseURL: URL { URL(string: "http://\(host.contains(":") ? "[\(host)]" : host):\(port)")! }
+    /// Whether the server speaks HTTPS (``ServerConfiguration/tls``).
+    public let usesTLS: Bool
+
+    /// `http://host:port`, or `https://host:port` with ``ServerConfiguration/tls``.
+    public var baseURL: URL { URL(string: "\(usesTLS ? "https" : "http")://\(host.contains(":") ? "[\(host)]" : host):\(port)")! }
 
     private init(
         host: String, port: Int, database: ServerDatabase, counter: RequestCounter, ledger: FlakyLedger, gate: HoldGate,
-        group: ServiceGroup, runTask: Task<Void, Never>, routes: [String]
+        group: ServiceGroup, runTask: Task<Void, Never>, routes: [String], usesTLS: Bool
     ) {
         self.routes = routes
+        self.usesTLS = usesTLS
         self.host = host
         self.port = port
         self.databasePath = database.path
@@ -102,8 +109,15 @@ public final class ImageStoreServer: Sendable {
             counter: counter, database: database, accounts: accounts, maximumImageSize: configuration.maximumImageSize,
             ledger: ledger, gate: gate, idempotency: idempotency, testRoutes: configuration.testRoutes)
         let ready = StartSignal()
+        var server = HTTPServerBuilder.http1()
+        if let tls = configuration.tls {
+            let chain = try NIOSSLCertificate.fromPEMBytes(Array(tls.certificateChainPEM.utf8)).map { NIOSSLCertificateSource.certificate($0) }
+            let key = try NIOSSLPrivateKey(bytes: Array(tls.privateKeyPEM.utf8), format: .pem)
+            server = try .tls(.http1(), tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
+        }
         let app = Application(
             router: router,
+            server: server,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "ImageStoreServer"),
             onServerRunning: { channel in ready.succeed(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
@@ -120,7 +134,7 @@ public final class ImageStoreServer: Sendable {
             let port = try await ready.wait()
             return ImageStoreServer(
                 host: configuration.host, port: port, database: database, counter: counter, ledger: ledger, gate: gate,
-                group: group, runTask: runTask, routes: router.routes.map { "\($0.method) \($0.path)" }.sorted())
+                group: group, runTask: runTask, routes: router.routes.map { "\($0.method) \($0.path)" }.sorted(), usesTLS: configuration.tls != nil)
         } catch {
             runTask.cancel()
             await runTask.value

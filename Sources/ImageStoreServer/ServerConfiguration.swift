@@ -25,6 +25,9 @@ public struct ServerConfiguration: Sendable {
     /// released) and `/_counters`. On for a server started in-process (tests, the demo, the benchmarks);
     /// `courier serve` turns them on only with `--test-routes`.
     package var testRoutes = true
+    /// A certificate chain (the server's certificate first) and its private key, both PEM, to
+    /// serve HTTPS with (HTTP/1.1); `nil`, the default, for plain HTTP.
+    public var tls: (certificateChainPEM: String, privateKeyPEM: String)?
 
     /// Creates a configuration.
     public init(

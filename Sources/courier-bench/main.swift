@@ -20,6 +20,7 @@ let suites: [String: @Sendable (BenchOptions) async throws -> Void] = [
     "openapi": { try await OpenAPIBenchmark(options: $0).run() },
     "outbox": { try await OutboxBenchmark(options: $0).run() },
     "stream": { try await StreamBenchmark(options: $0).run() },
+    "tls": { try await TLSBenchmark(options: $0).run() },
 ]
 
 guard let name = arguments.first, let suite = suites[name] else {

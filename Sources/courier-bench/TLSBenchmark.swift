@@ -1,0 +1,55 @@
+import BenchWorkloads
+import Courier
+import CourierAsyncHTTPClient
+import Foundation
+import ImageStoreServer
+import Subprocess
+import SystemPackage
+
+/// `courier-bench tls`: small GETs over HTTPS on kept-alive connections, Courier on
+/// async-http-client with a `TrustPolicy` (the server's self-signed certificate as the only root)
+/// against async-http-client's own API on the same `HTTPClient`, so with the same
+/// `TLSConfiguration`; concurrency 1 and 32. The sample server serves HTTPS with a certificate
+/// the `openssl` command line makes for the run.
+struct TLSBenchmark {
+    let options: BenchOptions
+
+    func run() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let made = try? await Subprocess.run(
+            .name("openssl"),
+            arguments: [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "key.pem", "-out",
+                "certificate.pem", "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+            ], workingDirectory: FilePath(directory.path), output: .discarded, error: .string(limit: 64 * 1024))
+        guard let made, made.terminationStatus.isSuccess else {
+            print("courier-bench tls: openssl could not make a certificate (Debian: apt-get install openssl): \(made?.standardError ?? "not found")")
+            return
+        }
+        let certificate = try String(contentsOf: directory.appendingPathComponent("certificate.pem"), encoding: .utf8)
+        let key = try String(contentsOf: directory.appendingPathComponent("key.pem"), encoding: .utf8)
+        var serverConfiguration = ServerConfiguration()
+        serverConfiguration.tls = (certificate, key)
+        let server = try await ImageStoreServer.start(serverConfiguration)
+        defer { Task { await server.stop() } }
+        var settings = AsyncHTTPClientTransport.Configuration()
+        settings.maximumConnectionsPerHost = 32
+        settings.trust = TrustPolicy(roots: .only(try TrustPolicy.Certificate.pemEncoded(certificate)))
+        let ahc = AsyncHTTPClientTransport(configuration: settings)
+        let base = server.baseURL
+        for (concurrency, count) in [(1, options.scaled(600)), (32, options.scaled(2000))] {
+            let name = "tls.ahc.small.c\(concurrency)"
+            guard options.selects(name) else { continue }
+            let pair = PairedMeasurement(name: name, count: count, concurrency: concurrency, rounds: options.rounds)
+            PairedMeasurement.report(
+                name,
+                try await pair.run(
+                    courier: SmallGet.courier(try SmallGet.client(base, ahc), path: "sample", expectedBytes: nil),
+                    raw: SmallGet.rawAHC(ahc.client, baseURL: base, path: "sample", expectedBytes: nil)))
+        }
+        try await ahc.shutdown()
+        await server.stop()
+    }
+}
