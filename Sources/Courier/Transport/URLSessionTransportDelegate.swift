@@ -140,7 +140,7 @@ extension URLSessionTransportDelegate {
             return (.useCredential, URLCredential(trust: serverTrust))
         case NSURLAuthenticationMethodClientCertificate:
             guard trust.clientIdentity != nil else { return (.performDefaultHandling, nil) }
-            do {
+            do throws(CourierError) {
                 return (.useCredential, try trust.clientCredential())
             } catch {
                 return refuse(CourierError(error.kind, error.message, url: url, underlyingError: error.underlyingError))
