@@ -1,4 +1,4 @@
-// Runs the HTTP caching tests' browser set (http-tests/cache-tests) with Courier as the cache: the
+// Runs the HTTP caching tests (http-tests/cache-tests), the browser set or the shared-cache set, with Courier as the cache: the
 // suite's own origin server, and the suite's client engine with a global `fetch` answered by an
 // APIClient (`courier-test-helper cache-tests-bridge`, one JSON line a request and an answer).
 // Only the tests' own requests go through Courier; the engine's set-up calls to its server
@@ -8,7 +8,8 @@
 //   SUITE      the cache-tests folder (test-engine/, tests/)
 //   HELPER     the courier-test-helper executable
 //   TRANSPORT  urlsession or ahc
-//   FRESHNESS  http, server-max-age or never
+//   FRESHNESS  http, server-max-age or never (the browser set), or shared-http (the shared-cache
+//              set: the tests a proxy or CDN runs, with CacheFreshness.sharedHTTP)
 //   RESULTS    the JSON file the per-test results are written to
 // Prints one line: the count of tests passed out of those run.
 // Scripts/cache-tests.sh runs it for both transports beside the browsers' counts.
@@ -90,7 +91,7 @@ globalThis.fetch = (url, init = {}) => {
 
 const { runTests, getResults } = await import(pathToFileURL(path.join(suite, 'test-engine/client/runner.mjs')))
 const tests = (await import(pathToFileURL(path.join(suite, 'tests/index.mjs')))).default
-await runTests(tests, true, origin)
+await runTests(tests, freshness !== 'shared-http', origin)
 const results = getResults()
 writeFileSync(resultsFile, JSON.stringify(results, null, 2) + '\n')
 const ids = Object.keys(results)

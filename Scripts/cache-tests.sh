@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
 # Scores Courier's cache with the HTTP caching tests (http-tests/cache-tests, by the editor of RFC
-# 9111): the browser set of 300 tests, run on both transports through Scripts/cache-tests.mjs, with
-# CacheFreshness.http and with the default freshness (.never), both with CacheOption.both, beside
-# the published browser scores.
+# 9111), run on both transports through Scripts/cache-tests.mjs, all with CacheOption.both: the
+# browser set of 300 tests with CacheFreshness.http and with the default freshness (.never), beside
+# the published browser scores; and the shared-cache set of 365 (the tests a proxy or CDN runs)
+# with a shared cache's rules (CacheFreshness.sharedHTTP), beside the published proxies' scores.
 #
 # Usage: Scripts/cache-tests.sh [SUITE]
 #   SUITE  the cache-tests folder; default: $COURIER_CACHE_TESTS, else ../shared/cache-tests (a copy
 #          of the suite at commit b55b8bd kept beside this repository; it is not part of Courier).
 # Needs Node 18 or later (no npm packages). Per-test results go to .build/cache-tests/*.json.
-# Fails when CacheFreshness.http passes fewer than $COURIER_CACHE_TESTS_MINIMUM tests (default 215)
-# on either transport. Without the suite it says so and exits 0: there is nothing to score.
+# Fails when CacheFreshness.http passes fewer than $COURIER_CACHE_TESTS_MINIMUM tests (default 215),
+# or the shared rules fewer than $COURIER_CACHE_TESTS_SHARED_MINIMUM (default 265), on either
+# transport. Without the suite it says so and exits 0: there is nothing to score.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 suite="${1:-${COURIER_CACHE_TESTS:-../shared/cache-tests}}"
 minimum="${COURIER_CACHE_TESTS_MINIMUM:-215}"
+shared_minimum="${COURIER_CACHE_TESTS_SHARED_MINIMUM:-265}"
 if [ ! -f "$suite/test-engine/client/runner.mjs" ] || [ ! -f "$suite/tests/index.mjs" ]; then
     echo "cache-tests: no copy of the HTTP caching tests at $suite (test-engine/ and tests/ of"
     echo "https://github.com/http-tests/cache-tests); give its folder as the first argument or in"
@@ -49,12 +52,17 @@ browser() {  # name → passed
 status=0
 declare -A counts
 for transport in urlsession ahc; do
-    for freshness in http never; do
+    for freshness in http never shared-http; do
         counts[$transport-$freshness]="$(score "$transport" "$freshness" | tail -n 1)"
     done
     passed="${counts[$transport-http]%% *}"
     if ! [[ "$passed" =~ ^[0-9]+$ ]] || [ "$passed" -lt "$minimum" ]; then
         echo "cache-tests: CacheFreshness.http on $transport passed ${counts[$transport-http]}, below $minimum." >&2
+        status=1
+    fi
+    passed="${counts[$transport-shared-http]%% *}"
+    if ! [[ "$passed" =~ ^[0-9]+$ ]] || [ "$passed" -lt "$shared_minimum" ]; then
+        echo "cache-tests: the shared rules on $transport passed ${counts[$transport-shared-http]}, below $shared_minimum." >&2
         status=1
     fi
 done
@@ -65,6 +73,12 @@ printf '  %-56s %s\n' "Courier, CacheFreshness.http, async-http-client" "${count
 printf '  %-56s %s\n' "Courier, default freshness (.never), URLSession" "${counts[urlsession-never]}"
 printf '  %-56s %s\n' "Courier, default freshness (.never), async-http-client" "${counts[ahc-never]}"
 for name in chrome firefox safari; do
+    [ -f "$suite/results/$name.json" ] && printf '  %-56s %s\n' "$name (published with the suite)" "$(browser "$name")"
+done
+echo "HTTP caching tests, shared-cache set (tests passed):"
+printf '  %-56s %s\n' "Courier, shared rules (sharedHTTP), URLSession" "${counts[urlsession-shared-http]}"
+printf '  %-56s %s\n' "Courier, shared rules (sharedHTTP), async-http-client" "${counts[ahc-shared-http]}"
+for name in squid trafficserver apache varnish caddy nginx haproxy fastly; do
     [ -f "$suite/results/$name.json" ] && printf '  %-56s %s\n' "$name (published with the suite)" "$(browser "$name")"
 done
 echo "Per-test results: $results/"

@@ -16,7 +16,7 @@ struct CacheTestsBridgeCommand: AsyncParsableCommand {
     @Option(help: "The transport: urlsession or ahc.")
     var transport = "urlsession"
 
-    @Option(help: "The freshness rule: http, server-max-age or never.")
+    @Option(help: "The freshness rule: http, shared-http (a shared cache's rules), server-max-age or never.")
     var freshness = "http"
 
     @Option(help: "The origin the tests' URLs point at.")
@@ -46,9 +46,10 @@ struct CacheTestsBridgeCommand: AsyncParsableCommand {
         let rule: CacheFreshness
         switch freshness {
         case "http": rule = .http
+        case "shared-http": rule = .sharedHTTP
         case "server-max-age": rule = .serverMaxAge
         case "never": rule = .never
-        default: throw ValidationError("--freshness must be http, server-max-age or never, not \(freshness)")
+        default: throw ValidationError("--freshness must be http, shared-http, server-max-age or never, not \(freshness)")
         }
         let wire: any HTTPTransport
         switch transport {
@@ -86,7 +87,7 @@ struct CacheTestsBridgeCommand: AsyncParsableCommand {
         await withTaskGroup(of: Void.self) { group in
             for await line in lines {
                 group.addTask {
-                    let answer = await Self.answer(line, following: following, manual: manual)
+                    let answer = await Self.answer(line, following: following, manual: manual, fetchCacheModes: freshness != "shared-http")
                     guard var data = try? JSONEncoder().encode(answer) else { return }
                     data.append(UInt8(ascii: "\n"))
                     await output.write(data)
@@ -101,7 +102,10 @@ struct CacheTestsBridgeCommand: AsyncParsableCommand {
     }
 
     /// The answer to one request line.
-    static func answer(_ line: String, following: APIClient, manual: APIClient) async -> Answer {
+    /// The answer to one request line. With `fetchCacheModes`, the Fetch `cache` mode is applied as
+    /// a browser applies it; without (Courier as a shared cache), it is ignored: the suite sets
+    /// `no-store` then only to keep a browser's own cache out of the way.
+    static func answer(_ line: String, following: APIClient, manual: APIClient, fetchCacheModes: Bool = true) async -> Answer {
         guard let message = try? JSONDecoder().decode(Message.self, from: Data(line.utf8)) else {
             return Answer(id: -1, error: "not a request: \(line)")
         }
@@ -111,7 +115,7 @@ struct CacheTestsBridgeCommand: AsyncParsableCommand {
         }
         if let body = message.body { request.body = .data(Data(body.utf8), contentType: request.headers["Content-Type"] ?? "text/plain") }
         // The Fetch standard's cache modes, as a browser turns them into request header fields.
-        switch message.cache {
+        switch fetchCacheModes ? message.cache : nil {
         case "no-store":
             request.cacheOption = .networkOnly
             request.shouldSaveInCache = false

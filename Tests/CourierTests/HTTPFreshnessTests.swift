@@ -257,4 +257,41 @@ import Testing
         #expect(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == expected)
         #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 UTC") == nil)
     }
+
+    /// A shared cache's rules (`CacheFreshness.sharedHTTP`): `private` is never stored, an answer
+    /// to a request with `Authorization` only when `public`, `s-maxage` or `must-revalidate`
+    /// allows it, `s-maxage` wins over `max-age`, and `private="X"` is stored without X.
+    @Test(arguments: TransportKind.allCases)
+    func aSharedCacheFollowsTheSharedRules(kind: TransportKind) async throws {
+        try await withHTTPCache(kind, configure: { $0.cacheFreshness = .sharedHTTP }) { client, _ in
+            let bearer: HTTPHeaders = ["Authorization": "Bearer shared-test"]
+            let cases: [(String, [String: String], HTTPHeaders, Bool)] = [
+                ("private", ["cc": "private, max-age=3600"], [:], false),
+                ("plain", ["cc": "max-age=3600"], [:], true),
+                ("credentials", ["cc": "max-age=3600"], bearer, false),
+                ("credentials-public", ["cc": "public, max-age=3600"], bearer, true),
+                ("credentials-smaxage", ["cc": "s-maxage=3600"], bearer, true),
+                ("credentials-must-revalidate", ["cc": "must-revalidate, max-age=3600"], bearer, true),
+                ("smaxage-wins", ["cc": "max-age=0, s-maxage=3600"], [:], true),
+                ("smaxage-zero", ["cc": "max-age=3600, s-maxage=0"], [:], false),
+            ]
+            for (name, query, headers, reused) in cases {
+                _ = try await client.send(cached(name, query, headers: headers))
+                let second = try await client.send(cached(name, query, headers: headers))
+                #expect((second.source == .cache) == reused, "\(name): \(second.source)")
+            }
+            // private="Set-Cookie": stored, without the field.
+            let query = ["cc": "private=\"X-Secret\", max-age=3600"]
+            _ = try await client.send(cached("qualified", query))
+            let again = try await client.send(cached("qualified", query))
+            #expect(again.source == .cache)
+        }
+        // The private rule keeps what a shared cache may not.
+        try await withHTTPCache(kind) { client, _ in
+            _ = try await client.send(cached("private", ["cc": "private, max-age=3600"]))
+            #expect(try await client.send(cached("private", ["cc": "private, max-age=3600"])).source == .cache)
+            _ = try await client.send(cached("smaxage-zero", ["cc": "max-age=3600, s-maxage=0"]))
+            #expect(try await client.send(cached("smaxage-zero", ["cc": "max-age=3600, s-maxage=0"])).source == .cache)
+        }
+    }
 }

@@ -16,8 +16,15 @@ struct CacheControl {
     /// The fields `no-cache="…"` names: the response is used without revalidation, but without them.
     var noCacheFields: [String] = []
     var mustRevalidate = false
+    /// `proxy-revalidate`: `must-revalidate` for a shared cache only (§5.2.2.8).
+    var proxyRevalidate = false
     var isPublic = false
+    /// `private`, with or without field names.
     var isPrivate = false
+    /// The fields `private="…"` names: a shared cache keeps the response without them (§5.2.2.7).
+    var privateFields: [String] = []
+    /// `s-maxage`: a shared cache's own `max-age`, which wins over `max-age` there (§5.2.2.10).
+    var sMaxAge: TimeInterval?
     var onlyIfCached = false
     var maxAge: TimeInterval?
     /// `max-stale` with no argument accepts any staleness: `.infinity`.
@@ -47,9 +54,15 @@ struct CacheControl {
                 } else {
                     noCache = true
                 }
-            case "must-revalidate", "proxy-revalidate": mustRevalidate = true
+            case "must-revalidate": mustRevalidate = true
+            case "proxy-revalidate": proxyRevalidate = true
             case "public": isPublic = true
-            case "private": isPrivate = true
+            case "private":
+                isPrivate = true
+                if let argument {
+                    privateFields += argument.split(separator: ",").map { String($0.trimmingBlanks) }.filter { !$0.isEmpty }
+                }
+            case "s-maxage": if sMaxAge == nil { sMaxAge = argument.flatMap(Self.deltaSeconds) ?? 0 }
             case "only-if-cached": onlyIfCached = true
             case "max-age": if maxAge == nil { maxAge = argument.flatMap(Self.deltaSeconds) ?? 0 }
             case "max-stale": if maxStale == nil { maxStale = argument.map { Self.deltaSeconds($0) ?? .infinity } ?? .infinity }

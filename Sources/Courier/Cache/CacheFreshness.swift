@@ -8,7 +8,7 @@ import Foundation
 /// - ``http``: the rules of an HTTP cache (RFC 9111), for an API that says how it may be cached.
 public struct CacheFreshness: Sendable, Hashable {
     enum Rule: Hashable {
-        case never, serverMaxAge, http
+        case never, serverMaxAge, http, sharedHTTP
         case age(TimeInterval)
     }
 
@@ -46,6 +46,18 @@ public struct CacheFreshness: Sendable, Hashable {
     /// whatever its freshness: both are the app's own choice to show what it has.
     public static let http = CacheFreshness(rule: .http)
 
+    /// The rules of a shared HTTP cache (RFC 9111): those of ``http``, and those a cache that
+    /// answers many users must follow. `private` is never stored (`private="X"` stores without
+    /// field X); an answer to a request with credentials is stored only when `public`,
+    /// `s-maxage` or `must-revalidate` allows it (§3.5); `s-maxage` wins over `max-age`, and it and
+    /// `proxy-revalidate` forbid serving stale. Entries are not kept per user.
+    package static let sharedHTTP = CacheFreshness(rule: .sharedHTTP)
+
+    /// Whether the rule is an HTTP cache's, private or shared.
+    var isHTTP: Bool { rule == .http || rule == .sharedHTTP }
+    /// Whether the rule is a shared cache's.
+    var isShared: Bool { rule == .sharedHTTP }
+
     /// While the entry is younger than `seconds`: 0 or more (`.infinity`: fresh forever; a NaN or
     /// negative age fails every request of the client with ``CourierError/Kind/invalidRequest``).
     public static func age(_ seconds: TimeInterval) -> CacheFreshness { CacheFreshness(rule: .age(seconds)) }
@@ -71,7 +83,7 @@ public struct CacheFreshness: Sendable, Hashable {
         case .serverMaxAge:
             guard let maxAge = response.maxAge else { return false }
             return age < maxAge
-        case .http: return HTTPFreshness(response, now: now).isFresh
+        case .http, .sharedHTTP: return HTTPFreshness(response, now: now, shared: isShared).isFresh
         case .age(let limit): return age < limit
         }
     }
@@ -88,14 +100,14 @@ public struct CacheFreshness: Sendable, Hashable {
 
     /// How `response` may answer a request whose `Cache-Control` is `request`, at `now`.
     func use(of response: CachedResponse, request: CacheControl, now: Date = Date()) -> Use {
-        guard case .http = rule else { return isFresh(response, now: now) ? .fresh : .validate }
-        let freshness = HTTPFreshness(response, now: now)
+        guard isHTTP else { return isFresh(response, now: now) ? .fresh : .validate }
+        let freshness = HTTPFreshness(response, now: now, shared: isShared)
         let control = freshness.control
         if request.noCache || control.noCache { return .validate }
         if let limit = request.maxAge, freshness.age > limit { return .validate }
         if let margin = request.minFresh, freshness.lifetime - freshness.age < margin { return .validate }
         if freshness.isFresh { return .fresh }
-        if control.mustRevalidate { return .validate }
+        if freshness.mustRevalidate { return .validate }
         if let allowance = request.maxStale, freshness.staleness <= allowance { return .fresh }
         if let window = control.staleWhileRevalidate, freshness.staleness <= window { return .staleWhileRevalidate }
         return .validate
@@ -104,10 +116,10 @@ public struct CacheFreshness: Sendable, Hashable {
     /// Whether `response` may answer, stale, a request whose `Cache-Control` is `request` when the
     /// network failed or answered 500, 502, 503 or 504 (`stale-if-error`, RFC 5861 §4).
     func servesOnError(_ response: CachedResponse, request: CacheControl, now: Date = Date()) -> Bool {
-        guard case .http = rule else { return false }
-        let freshness = HTTPFreshness(response, now: now)
+        guard isHTTP else { return false }
+        let freshness = HTTPFreshness(response, now: now, shared: isShared)
         let control = freshness.control
-        guard !control.mustRevalidate, !control.noCache, !request.noCache,
+        guard !freshness.mustRevalidate, !control.noCache, !request.noCache,
               let window = request.staleIfError ?? control.staleIfError
         else { return false }
         return freshness.staleness <= window
@@ -122,8 +134,11 @@ struct HTTPFreshness {
     let lifetime: TimeInterval
     /// How old it is now.
     let age: TimeInterval
+    /// Whether the cache is shared (RFC 9111's rules for a cache that answers many users).
+    let shared: Bool
 
-    init(_ response: CachedResponse, now: Date) {
+    init(_ response: CachedResponse, now: Date, shared: Bool = false) {
+        self.shared = shared
         let headers = response.headers
         control = CacheControl(headers)
         let date = headers["Date"].flatMap { HTTPDate.parse($0) } ?? response.storedAt
@@ -131,15 +146,23 @@ struct HTTPFreshness {
         let apparentAge = max(0, response.storedAt.timeIntervalSince(date))
         let ageValue = headers["Age"].flatMap { CacheControl.deltaSeconds(Self.firstElement(of: $0)) } ?? 0
         age = max(apparentAge, ageValue) + max(0, now.timeIntervalSince(response.storedAt))
-        lifetime = Self.lifetime(of: response, control: control, date: date)
+        lifetime = Self.lifetime(of: response, control: control, date: date, shared: shared)
+    }
+
+    /// Whether the response may not be served stale: `must-revalidate`, and for a shared cache
+    /// `proxy-revalidate` and `s-maxage` too (§5.2.2.8, §5.2.2.10).
+    var mustRevalidate: Bool {
+        control.mustRevalidate || (shared && (control.proxyRevalidate || control.sMaxAge != nil))
     }
 
     var isFresh: Bool { lifetime > age }
     /// How long ago the response became stale (negative while fresh).
     var staleness: TimeInterval { age - lifetime }
 
-    /// §4.2.1: `max-age`, else `Expires` less `Date`, else a heuristic for a status that allows it.
-    private static func lifetime(of response: CachedResponse, control: CacheControl, date: Date) -> TimeInterval {
+    /// §4.2.1: `s-maxage` in a shared cache, else `max-age`, else `Expires` less `Date`, else a
+    /// heuristic for a status that allows it.
+    private static func lifetime(of response: CachedResponse, control: CacheControl, date: Date, shared: Bool) -> TimeInterval {
+        if shared, let sMaxAge = control.sMaxAge { return sMaxAge }
         if let maxAge = control.maxAge { return maxAge }
         let expires = response.headers.values(for: "Expires")
         if !expires.isEmpty {
@@ -156,10 +179,17 @@ struct HTTPFreshness {
     /// The statuses a cache may keep with no freshness information (RFC 9110 §15.1).
     static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
 
-    /// Whether a response with `status` and `headers` may be stored by a private cache (RFC 9111
-    /// §3): a status cacheable by heuristics, or explicit freshness or `public`/`private`.
-    static func isStorable(status: Int, headers: HTTPHeaders, control: CacheControl) -> Bool {
+    /// Whether a response with `status` and `headers` may be stored (RFC 9111 §3): a status
+    /// cacheable by heuristics, or explicit freshness or `public`/`private`. A shared cache stores
+    /// no `private` response (`private="X"` aside, stored without X), and an answer to a request
+    /// with credentials only when `public`, `s-maxage` or `must-revalidate` allows it (§3.5).
+    static func isStorable(status: Int, headers: HTTPHeaders, control: CacheControl, shared: Bool = false, credentials: Bool = false) -> Bool {
         guard status >= 200, status != 206, status != 304 else { return false }
+        if shared {
+            if control.isPrivate, control.privateFields.isEmpty { return false }
+            if credentials, !(control.isPublic || control.sMaxAge != nil || control.mustRevalidate) { return false }
+            if control.sMaxAge != nil { return true }
+        }
         if heuristicallyCacheable.contains(status) { return true }
         return control.maxAge != nil || headers.contains("Expires") || control.isPublic || control.isPrivate
     }

@@ -40,7 +40,7 @@ extension APIClient {
             self.secretHeaders = secretHeaders
             var reads = usesCache && option != .networkOnly
             var saves = usesCache && saves
-            if freshness.rule == .http {
+            if freshness.isHTTP {
                 var control = CacheControl(headers)
                 if !headers.contains("Cache-Control"), headers.values(for: "Pragma").contains(where: { $0.lowercased().contains("no-cache") }) {
                     control.noCache = true
@@ -62,18 +62,20 @@ extension APIClient {
 
         /// The fields of `response` that are not stored besides those no entry keeps: under
         /// ``CacheFreshness/http``, those a `no-cache="…"` names (they may not be given again
-        /// without revalidation, RFC 9111 §5.2.2.4).
+        /// without revalidation, RFC 9111 §5.2.2.4), and in a shared cache those `private="…"`
+        /// names (§5.2.2.7).
         func withheldFields(of response: TransportResponse) -> [String] {
-            guard freshness.rule == .http else { return [] }
-            return CacheControl(response.headers).noCacheFields
+            guard freshness.isHTTP else { return [] }
+            let control = CacheControl(response.headers)
+            return control.noCacheFields + (freshness.isShared ? control.privateFields : [])
         }
 
         /// The stored `entry` as it answers the request: under ``CacheFreshness/http`` with an
         /// `Age` field of its current age, as an HTTP cache gives it (RFC 9111 §5.1).
         func served(_ entry: CachedResponse) -> CachedResponse {
-            guard freshness.rule == .http else { return entry }
+            guard freshness.isHTTP else { return entry }
             var entry = entry
-            let age = HTTPFreshness(entry, now: Date()).age
+            let age = HTTPFreshness(entry, now: Date(), shared: freshness.isShared).age
             // At most 2³¹ (RFC 9111 §1.2.2), and so for a stored time that is not a number.
             let seconds = age.isFinite ? min(max(age, 0), 2_147_483_648).rounded(.down) : 2_147_483_648
             entry.headers["Age"] = String(Int(seconds))
@@ -81,10 +83,13 @@ extension APIClient {
         }
 
         /// Whether `response` may be stored under the freshness rule: under ``CacheFreshness/http``
-        /// a final status its headers allow (RFC 9111 §3), else a 2xx.
-        func mayStore(_ response: TransportResponse) -> Bool {
-            guard freshness.rule == .http else { return (200..<300).contains(response.statusCode) }
-            return HTTPFreshness.isStorable(status: response.statusCode, headers: response.headers, control: CacheControl(response.headers))
+        /// a final status its headers allow (RFC 9111 §3), in a shared cache with the rules for
+        /// `private` and for requests with credentials (`credentials`), else a 2xx.
+        func mayStore(_ response: TransportResponse, credentials: Bool) -> Bool {
+            guard freshness.isHTTP else { return (200..<300).contains(response.statusCode) }
+            return HTTPFreshness.isStorable(
+                status: response.statusCode, headers: response.headers, control: CacheControl(response.headers), shared: freshness.isShared,
+                credentials: credentials)
         }
 
         /// The key, with its digest.
@@ -216,8 +221,9 @@ extension APIClient {
         } else {
             freshness = configuration.cacheFreshness
         }
-        // A write that only invalidates needs the scope and path, not the body's digest.
-        guard let (draft, urlBase) = try? (usesCache ? cacheKey(for: request) : cacheKey(for: request, hashingBody: false)) else { return nil }
+        // A write that only invalidates needs the scope and path, not the body's digest. A shared
+        // cache has one scope for every user.
+        guard let (draft, urlBase) = try? cacheKey(for: request, hashingBody: usesCache, shared: freshness.isShared) else { return nil }
         var headers = configuration.defaultHeaders
         headers.merge(request.headers)
         return CachePlan(
@@ -243,8 +249,10 @@ extension APIClient {
         if method.isUnsafe, configuration.invalidatesCacheOnWrite, (200..<400).contains(response.statusCode) {
             invalidate(after: response, plan: plan)
         }
-        guard plan.saves, response.statusCode != 304, plan.mayStore(response), response.isCacheable,
-              (authentication?.cacheScope ?? CacheKey.publicScope) == plan.draft.scope
+        // A shared cache keeps one entry for every user; a private one the user's own, under their scope.
+        let credentials = authentication != nil || plan.headers.contains("Authorization")
+        guard plan.saves, response.statusCode != 304, plan.mayStore(response, credentials: credentials), response.isCacheable,
+              plan.freshness.isShared || (authentication?.cacheScope ?? CacheKey.publicScope) == plan.draft.scope
         else { return }
         plan.store(
             CachedResponse(

@@ -21,7 +21,7 @@ extension APIClient {
     /// The key of method, URL, canonical parameters and body, and the auth scope, before its
     /// digest; and the URL before its query, which the wire request reuses.
     func cacheKey(
-        for request: RequestSettings, hashingBody: Bool = true
+        for request: RequestSettings, hashingBody: Bool = true, shared: Bool = false
     ) throws(CourierError) -> (draft: CacheKey.Draft, urlBase: URLBuilder.Base) {
         var query = request.query
         var encoded: Data?
@@ -39,7 +39,7 @@ extension APIClient {
         }
         let base = try URLBuilder.base(prefix: urlPrefix(for: request), path: request.path)
         let url = base.text
-        let scope = authentication?.cacheScope ?? CacheKey.publicScope
+        let scope = shared ? CacheKey.publicScope : authentication?.cacheScope ?? CacheKey.publicScope
         let draft = CacheKey.draft(method: request.method, url: url, query: query, scope: scope) { hasher in
             guard hashingBody else { return hasher.add(tag: 0) }
             switch request.body.content {
