@@ -44,8 +44,9 @@ struct RetryTests {
         }
     }
 
+    /// A policy whose attempts decide, not the time a loaded machine takes (a budget of an hour).
     static func policy(_ sleeper: RecordingSleeper, attempts: Int = 3) -> RetryPolicy {
-        RetryPolicy(maximumAttempts: attempts, baseDelay: .seconds(1), maximumDelay: .seconds(8)).sleeping(with: sleeper)
+        RetryPolicy(maximumAttempts: attempts, baseDelay: .seconds(1), maximumDelay: .seconds(8), budget: .seconds(3600)).sleeping(with: sleeper)
     }
 
     @Test(arguments: TransportKind.allCases)
