@@ -84,4 +84,33 @@ import Testing
             #expect(server.requestCount("/echo") == 0)
         }
     }
+
+    /// A 3xx with no `Location` (nothing to follow: RFC 9110 §15.4 lets it stand as the answer)
+    /// is handed back as the response, with its body, whatever the policy. URLSession on Linux
+    /// hands back neither head nor body of a 301–308 without `Location`: a clear error says so.
+    @Test(arguments: TransportKind.allCases)
+    func aRedirectStatusWithoutLocationIsTheAnswer(kind: TransportKind) async throws {
+        try await withServer { server in
+            try await kind.with { transport in
+                for redirects in [RedirectPolicy(), .none] {
+                    let client = server.client(transport) {
+                        $0.redirects = redirects
+                        $0.acceptableStatusCodes = 200..<400
+                        $0.errorPresenter = nil
+                    }
+                    for code in [300, 301, 302, 303, 307, 308] {
+                        #if canImport(FoundationNetworking)
+                        if kind == .urlSession, code != 300 {
+                            let error = await #expect(throws: CourierError.self) { try await client.send(Request<JSONValue>(.get, "status/\(code)")) }
+                            #expect(error?.kind == .invalidResponse && error?.statusCode == code && error?.message.contains("Location") == true)
+                            continue
+                        }
+                        #endif
+                        let response = try await client.send(Request<JSONValue>(.get, "status/\(code)"))
+                        #expect(response.statusCode == code && response.value["status"] == .int(code), "\(code)")
+                    }
+                }
+            }
+        }
+    }
 }

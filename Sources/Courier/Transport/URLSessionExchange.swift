@@ -160,13 +160,14 @@ final class URLSessionExchange: Sendable {
 
     /// The task has ended: URLSession no longer reads the body or calls back for it. Finishes the
     /// exchange (or its live body) if nothing did before, then releases what the task used.
-    func taskDidComplete(error: (any Error)?) {
+    /// `taskResponse` is the task's own `response`, for an answer the delegate was never told of.
+    func taskDidComplete(error: (any Error)?, taskResponse: URLResponse? = nil) {
         if let error {
             let failure = classify(error)
             state.withLock { $0.live }?.finish(failure)
             finish(.failure(failure))
         } else {
-            completeWithReceivedResponse()
+            completeWithReceivedResponse(taskResponse: taskResponse)
         }
         if let spooledBody { try? FileManager.default.removeItem(at: spooledBody) }
     }
@@ -175,7 +176,7 @@ final class URLSessionExchange: Sendable {
     /// live body): when the task completed, or when URLSession raises an authentication challenge
     /// after a 401 (the response has fully arrived by then, and the caller gets it instead of a
     /// challenge it cannot answer).
-    func completeWithReceivedResponse() {
+    func completeWithReceivedResponse(taskResponse: URLResponse? = nil) {
         let outcome: (TransportResponse, Int64, Int64, LiveBody?)? = state.withLock { state in
             guard let response = state.response, state.live != nil || state.result == nil else { return nil }
             var result = TransportResponse(
@@ -185,6 +186,16 @@ final class URLSessionExchange: Sendable {
             return (result, state.body?.received ?? 0, state.uploadSent, state.live)
         }
         guard let (arrived, received, uploaded, live) = outcome else {
+            if let redirect = taskResponse as? HTTPURLResponse, (301...308).contains(redirect.statusCode) {
+                // swift-corelibs-foundation keeps a 301–308 from the delegate until it decides to
+                // follow it; with no Location it never does, and neither head nor body arrive.
+                return finish(.failure(CourierError(
+                    .invalidResponse,
+                    "\(request.url.hostAndPort) answered \(redirect.statusCode) without a Location header, which URLSession on Linux "
+                        + "(swift-corelibs-foundation) does not hand back: neither its headers nor its body reach Courier. "
+                        + "AsyncHTTPClientTransport reads such an answer.",
+                    url: request.url, statusCode: redirect.statusCode)))
+            }
             // No response head (or the exchange already ended, and then `finish` does nothing).
             return finish(.failure(CourierError(
                 .connectionLost, "\(request.url.hostAndPort) closed the connection without answering.", url: request.url)))

@@ -111,7 +111,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let exchange = exchanges.withLock { $0.removeValue(forKey: task.taskIdentifier) }
         let refusal = refusals.withLock { $0.removeValue(forKey: task.taskIdentifier) }
-        exchange?.taskDidComplete(error: refusal ?? error)
+        exchange?.taskDidComplete(error: refusal ?? error, taskResponse: task.response)
     }
 }
 

@@ -104,8 +104,9 @@ extension APIClient {
                 .redirectFailed, "The server redirected more than \(policy.maximumRedirects) times; giving up.",
                 url: response.url, statusCode: response.statusCode, headers: response.headers, body: response.body)
         }
-        guard let location = response.headers["Location"],
-              let next = URL(string: location, relativeTo: current.url)?.absoluteURL,
+        // No Location: nothing to follow, the 3xx is the answer (RFC 9110 §15.4; Fetch returns it).
+        guard let location = response.headers["Location"] else { return nil }
+        guard let next = URL(string: location, relativeTo: current.url)?.absoluteURL,
               ["http", "https"].contains(next.scheme?.lowercased() ?? "")
         else {
             throw CourierError(
