@@ -21,13 +21,21 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Also serve the routes only Courier's own tests use: /hold/{key} and /_counters.")
     var testRoutes = false
 
+    @Option(help: "A PEM certificate chain (the server's certificate first) to serve HTTPS with; needs --tls-key.")
+    var tlsCertificate: String?
+
+    @Option(help: "The PEM private key of --tls-certificate.")
+    var tlsKey: String?
+
     func run() async throws {
         var logger = Logger(label: "courier.serve")
         logger.logLevel = .info
+        let tls = try tls()
         let server: ImageStoreServer
         do {
             var configuration = ServerConfiguration(host: host, port: port, databasePath: database)
             configuration.testRoutes = testRoutes
+            configuration.tls = tls
             server = try await ImageStoreServer.start(configuration, logger: logger)
         } catch {
             throw ValidationError("Could not start the server on \(host):\(port): \(error)")
@@ -43,5 +51,21 @@ struct ServeCommand: AsyncParsableCommand {
         await server.waitUntilStopped()
         signals.forEach { $0.cancel() }
         print("Stopped.")
+    }
+
+    /// The certificate chain and key to serve HTTPS with, read from their files; `nil` for HTTP.
+    private func tls() throws -> (certificateChainPEM: String, privateKeyPEM: String)? {
+        switch (tlsCertificate, tlsKey) {
+        case (nil, nil):
+            return nil
+        case (let certificate?, let key?):
+            do {
+                return (try String(contentsOfFile: certificate, encoding: .utf8), try String(contentsOfFile: key, encoding: .utf8))
+            } catch {
+                throw ValidationError("Could not read the TLS certificate or key: \(error.localizedDescription)")
+            }
+        default:
+            throw ValidationError("Give both --tls-certificate and --tls-key to serve HTTPS, or neither.")
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ImageStoreServer
 import Testing
 
 @testable import Courier
@@ -266,6 +267,31 @@ import Testing
             let page = try await client.send(Request<Data>(.get, url))
             #expect(String(decoding: page.value, as: UTF8.self).contains("s_server"))
         }
+    }
+
+    // MARK: - The sample server over HTTPS
+
+    /// `ServerConfiguration.tls` serves the sample server over HTTPS (what `courier serve
+    /// --tls-certificate --tls-key` does), trusted through a `TrustPolicy` with the test CA.
+    @Test func theSampleServerServesHTTPS() async throws {
+        let fixtures = try await TLSFixtures.make()
+        defer { fixtures.directory.remove() }
+        var configuration = ServerConfiguration()
+        configuration.tls = (try fixtures.text("good.pem"), try fixtures.text("good.key"))
+        let server = try await ImageStoreServer.start(configuration)
+        do {
+            #expect(server.baseURL.scheme == "https")
+            try await withAsyncHTTPClient(TrustPolicy(roots: .adding(try caRoots(fixtures)))) { client in
+                let sample = try await client.send(Request<JSONValue>(.get, server.baseURL.absoluteString + "/sample"))
+                #expect(sample.value["user_name"] == .string("fulana22k"))
+            }
+            let untrusted = await failure(client(URLSessionTransport()), server.baseURL.absoluteString + "/sample")
+            #expect(untrusted?.kind == .untrustedServer)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
     }
 
     // MARK: - URLSession
