@@ -130,9 +130,7 @@ extension AsyncHTTPClientTransport {
     static func handshakeRefusal(_ error: any Error, request: TransportRequest) -> CourierError? {
         let url = request.url
         let host = url.hostAndPort
-        func untrusted(_ reason: String) -> CourierError {
-            CourierError(.untrustedServer, "The TLS handshake with \(host) failed: \(reason). Nothing of the request was sent.", url: url, underlyingError: error)
-        }
+        func untrusted(_ reason: String) -> CourierError { .untrustedServer(url, reason: reason, underlyingError: error) }
         func refused(_ reason: String) -> CourierError {
             CourierError(
                 .clientCertificateRefused, "\(host) refused the TLS connection: \(reason). The server did not take the request.", url: url,

@@ -11,24 +11,17 @@ extension AsyncHTTPClientTransport {
         public var host: String
         /// The proxy's port.
         public var port: Int
-        /// The user name and password sent as `Proxy-Authorization: Basic`, if the proxy asks
-        /// for them.
-        public var credentials: (user: String, password: String)? {
-            get { user.map { ($0, password ?? "") } }
-            set {
-                user = newValue?.user
-                password = newValue?.password
-            }
-        }
-        private var user: String?
-        private var password: String?
+        /// The user name sent as `Proxy-Authorization: Basic` when the proxy asks; `nil` for none.
+        public var user: String?
+        /// The password sent with ``user``; never shown in ``description``.
+        public var password: String?
 
         /// A proxy at `host`:`port`, with Basic credentials when `user` is given.
         public init(host: String, port: Int, user: String? = nil, password: String? = nil) {
             self.host = host
             self.port = port
             self.user = user
-            self.password = user == nil ? nil : password ?? ""
+            self.password = password
         }
 
         /// `proxy 127.0.0.1:8888 (user alice)`: the password is never shown.

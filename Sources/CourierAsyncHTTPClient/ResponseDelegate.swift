@@ -108,11 +108,7 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
             let url = request.url
             Task {
                 let reason = await ChainDiagnosis.reason(host: host, port: port, configuration: configuration)
-                completion(.failure(reason.map {
-                    CourierError(
-                        .untrustedServer, "The TLS handshake with \(url.hostAndPort) failed: \($0). Nothing of the request was sent.", url: url,
-                        underlyingError: error)
-                } ?? refusal))
+                completion(.failure(reason.map { CourierError.untrustedServer(url, reason: $0, underlyingError: error) } ?? refusal))
             }
             return
         }

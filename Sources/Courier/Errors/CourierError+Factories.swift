@@ -15,6 +15,14 @@ extension CourierError {
             url: url)
     }
 
+    /// A TLS handshake that refused the server at `url`, for `reason` (in words: "its certificate
+    /// expired on …"); the same sentence on every transport.
+    package static func untrustedServer(_ url: URL?, reason: String, underlyingError: (any Error)? = nil) -> CourierError {
+        CourierError(
+            .untrustedServer, "The TLS handshake with \(url?.hostAndPort ?? "the server") failed: \(reason). Nothing of the request was sent.",
+            url: url, underlyingError: underlyingError)
+    }
+
     /// A request that may be answered only from the cache, which holds nothing for it.
     static func notCached(_ request: RequestSettings) -> CourierError {
         CourierError(

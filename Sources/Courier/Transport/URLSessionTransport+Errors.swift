@@ -36,17 +36,14 @@ extension URLSessionTransport {
             return CourierError(.invalidResponse, "\(host) sent an answer that breaks HTTP's rules (\(detail)); nothing of it was used.", url: url, underlyingError: error)
         case NSURLErrorServerCertificateUntrusted, NSURLErrorServerCertificateHasBadDate, NSURLErrorServerCertificateHasUnknownRoot,
             NSURLErrorServerCertificateNotYetValid:
-            return CourierError(
-                .untrustedServer, "The TLS handshake with \(host) failed: its certificate is not trusted (\(detail)). Nothing of the request was sent.",
-                url: url, underlyingError: error)
+            return .untrustedServer(url, reason: "its certificate is not trusted (\(detail))", underlyingError: error)
         case NSURLErrorClientCertificateRejected, NSURLErrorClientCertificateRequired:
             return CourierError(
                 .clientCertificateRefused, "\(host) refused the TLS handshake over the client certificate (\(detail)). Nothing of the request was sent.",
                 url: url, underlyingError: error)
         case _ where !headReceived && isCertificateProblem(detail):
             // libcurl's words, under NSURLErrorUnknown on Linux.
-            return CourierError(
-                .untrustedServer, "The TLS handshake with \(host) failed: \(detail). Nothing of the request was sent.", url: url, underlyingError: error)
+            return .untrustedServer(url, reason: detail, underlyingError: error)
         case _ where headReceived:
             return ResponseFraming.truncated(url: url, received: received, declared: expected, underlyingError: error)
         case NSURLErrorCannotConnectToHost, NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed, NSURLErrorSecureConnectionFailed:

@@ -125,7 +125,6 @@ extension URLSessionTransportDelegate {
         guard !trust.isSystem else { return nil }
         let space = challenge.protectionSpace
         let url = task.originalRequest?.url
-        let host = url.map(\.hostAndPort) ?? space.host
         func refuse(_ error: CourierError) -> (URLSession.AuthChallengeDisposition, URLCredential?) {
             refusals.withLock { $0[task.taskIdentifier] = error }
             return (.cancelAuthenticationChallenge, nil)
@@ -134,8 +133,7 @@ extension URLSessionTransportDelegate {
         case NSURLAuthenticationMethodServerTrust:
             guard let serverTrust = space.serverTrust else { return (.performDefaultHandling, nil) }
             if let reason = trust.refusal(of: serverTrust, host: space.host) {
-                return refuse(
-                    CourierError(.untrustedServer, "The TLS handshake with \(host) failed: \(reason). Nothing of the request was sent.", url: url))
+                return refuse(.untrustedServer(url, reason: reason))
             }
             return (.useCredential, URLCredential(trust: serverTrust))
         case NSURLAuthenticationMethodClientCertificate:

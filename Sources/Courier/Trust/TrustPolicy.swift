@@ -108,6 +108,7 @@ extension TrustPolicy {
         /// TLS 1.3.
         public static let v1_3 = TLSVersion(number: 13)
 
+        /// Whether `lhs` is an older version than `rhs`.
         public static func < (lhs: TLSVersion, rhs: TLSVersion) -> Bool { lhs.number < rhs.number }
 
         /// `TLS 1.2`.
