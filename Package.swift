@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "CourierAsyncHTTPClient", targets: ["CourierAsyncHTTPClient"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .library(name: "CourierStore", targets: ["CourierStore"]),
+        .library(name: "CourierPostgres", targets: ["CourierPostgres"]),
         .library(name: "ImageStoreServer", targets: ["ImageStoreServer"]),
         .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
         .executable(name: "courier", targets: ["courier"]),
@@ -36,6 +37,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         // Documentation only (`Scripts/build-docs.sh`): a command plugin, linked into no product.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -83,6 +85,16 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // A response cache that several processes share, in PostgreSQL.
+        .target(
+            name: "CourierPostgres",
+            dependencies: [
+                "Courier",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
+        ),
         .target(
             name: "ImageStoreServer",
             dependencies: [
@@ -118,8 +130,9 @@ let package = Package(
         .executableTarget(
             name: "courier-test-helper",
             dependencies: [
-                "Courier", "CourierAsyncHTTPClient", "CourierDemo", "CourierProbes",
+                "Courier", "CourierAsyncHTTPClient", "CourierDemo", "CourierProbes", "CourierPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Tests/CourierTestHelper"
         ),
@@ -202,6 +215,8 @@ let package = Package(
                 "CourierAsyncHTTPClient",
                 "CourierTesting",
                 "CourierStore",
+                "CourierPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 "CourierDemo",
                 "CourierProbes",
                 "CourierExamples",

@@ -53,6 +53,17 @@ public struct CacheFreshness: Sendable, Hashable {
     /// `proxy-revalidate` forbid serving stale. Entries are not kept per user.
     package static let sharedHTTP = CacheFreshness(rule: .sharedHTTP)
 
+    /// The rule as it is written in Swift, for messages.
+    var spelling: String {
+        switch rule {
+        case .never: ".never"
+        case .serverMaxAge: ".serverMaxAge"
+        case .http: ".http"
+        case .sharedHTTP: ".sharedHTTP"
+        case .age(let seconds): ".age(\(seconds))"
+        }
+    }
+
     /// Whether the rule is an HTTP cache's, private or shared.
     var isHTTP: Bool { rule == .http || rule == .sharedHTTP }
     /// Whether the rule is a shared cache's.

@@ -7,8 +7,9 @@ import Foundation
 /// On disk an entry is `<scope>/<path digest>/<digest>.apicache` under the cache directory: a
 /// user's entries go with one directory on logout, a path's entries with another on invalidation.
 public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
-    /// The auth scope: `public` when signed out, else a digest of the user's identity.
-    package let scope: String
+    /// The auth scope: `public` when signed out (and in a shared cache), else a digest of the
+    /// user's identity.
+    public let scope: String
     /// The entry's file, relative to the cache directory: `<scope>/<path digest>/<digest>.apicache`.
     package let relativePath: String
 
@@ -69,13 +70,18 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
 
     /// A digest of the method-independent URL without query: the entries a write to that path
     /// invalidates.
-    package var pathDigest: String {
+    public var pathDigest: String {
         let parts = relativePath.split(separator: "/")
         return parts.count == 3 ? String(parts[1]) : ""
     }
 
     /// The entry's file path relative to the cache directory.
     public var description: String { relativePath }
+
+    /// The entry's name in a ``CacheStore``: `<scope>/<path digest>/<digest>.apicache`, at most
+    /// a few hundred characters of ASCII. Every entry of a scope, or of a path in a scope, has
+    /// the names that begin with `<scope>/`, or `<scope>/<path digest>/`.
+    public var name: String { relativePath }
 
     /// The scope of requests sent without credentials.
     package static let publicScope = "public"

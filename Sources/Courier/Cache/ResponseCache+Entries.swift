@@ -2,7 +2,8 @@ import Foundation
 
 extension ResponseCache {
     /// The stored response for `key`: from memory, else from disk (then kept in memory if it
-    /// ranks among the most accessed). Counts as an access.
+    /// ranks among the most accessed). Counts as an access. For a cache on a ``CacheStore``, from
+    /// memory only (the requests a client sends read the store).
     public func response(for key: CacheKey) -> CachedResponse? {
         start()
         let path = key.relativePath
@@ -18,6 +19,7 @@ extension ResponseCache {
             if schedule { scheduleIndexSave(alreadyClaimed: true) }
             return hit
         }
+        guard store == nil else { return nil }
         switch disk.read(key) {
         case nil:
             return nil
@@ -47,12 +49,18 @@ extension ResponseCache {
     /// a key's digest.
     func mayHoldEntries(for draft: CacheKey.Draft) -> Bool {
         start()
+        guard store == nil else { return true }
         if state.withLock({ $0.memory.hasEntries(scope: draft.scope, pathHash: draft.pathHash) }) { return true }
         return disk.hasFolder(draft.folder)
     }
 
-    /// Stores `response` for `key`, replacing what was there; keeps it in memory if it fits.
+    /// Stores `response` for `key`, replacing what was there; keeps it in memory if it fits. For a
+    /// cache on a ``CacheStore``, the store is written in the background.
     public func store(_ response: CachedResponse, for key: CacheKey) {
+        if store != nil {
+            Task { _ = await keep(response, for: key) }
+            return
+        }
         start()
         var response = response
         response.vary = Vary(response.headers)
@@ -84,9 +92,18 @@ extension ResponseCache {
         remove(under: key.relativePath)
     }
 
-    /// Removes every entry.
+    /// Removes every entry (for a cache on a ``CacheStore``, from the store in the background).
     public func removeAll() {
         start()
+        if let store {
+            state.withLock { $0.memory.removeAll(under: "") }
+            Task { [logger] in
+                do { try await store.removeEntries(scope: nil, pathDigest: nil) } catch {
+                    logger.warning("Courier's cache store failed to remove every entry: \(error)")
+                }
+            }
+            return
+        }
         state.withLock { state in
             state.index.removeAll(under: "")
             state.memory.removeAll(under: "")
@@ -110,6 +127,19 @@ extension ResponseCache {
 
     private func remove(under prefix: String) {
         start()
+        if let store {
+            state.withLock { $0.memory.removeAll(under: prefix) }
+            let parts = prefix.split(separator: "/", omittingEmptySubsequences: false)
+            // `<scope>/`, `<scope>/<path>/` or a key's name.
+            let scope = parts.first.map(String.init)
+            let pathDigest = parts.count > 2 ? String(parts[1]) : nil
+            Task { [logger] in
+                do { try await store.removeEntries(scope: scope, pathDigest: pathDigest) } catch {
+                    logger.warning("Courier's cache store failed to remove \(prefix): \(error)")
+                }
+            }
+            return
+        }
         state.withLock { state in
             state.index.removeAll(under: prefix)
             state.memory.removeAll(under: prefix)

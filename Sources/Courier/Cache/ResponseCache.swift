@@ -23,6 +23,10 @@ import Logging
 ///
 /// One directory belongs to one cache at a time within a process; several processes may share it
 /// (writes are atomic), but their memory stores and access counts are their own.
+///
+/// A cache made with ``init(store:memoryCapacity:logger:)`` keeps its entries in a ``CacheStore``
+/// instead of the disk (a database several processes share, for example), with a memory layer in
+/// front when the store reports the changes others make.
 public final class ResponseCache: Sendable {
     struct State {
         var memory: MemoryCacheStore
@@ -32,11 +36,20 @@ public final class ResponseCache: Sendable {
         var saveScheduled = false
         var loading: Task<Void, Never>?
         var started = false
+        /// Counts the changes a store reported: an entry read from the store goes into memory only
+        /// if none came while it was read (else it may be one that was just replaced or removed).
+        var changeGeneration: UInt64 = 0
+        /// The store's feed of changes, until the cache starts following it.
+        var changes: AsyncStream<String>?
+        var following: Task<Void, Never>?
     }
 
-    /// The folder that holds the entries.
+    /// The folder that holds the entries (for a cache on a ``CacheStore``: none is used, and this
+    /// is ``standardDirectory``).
     public let directory: URL
     let disk: DiskCacheStore
+    /// Where the entries are kept instead of the disk, if anywhere.
+    let store: (any CacheStore)?
     let state: Locked<State>
     /// The keys made lately (a key's SHA-256 costs more than the rest of a memory hit).
     let keyMemo = Locked(KeyMemo())
@@ -64,8 +77,33 @@ public final class ResponseCache: Sendable {
         self.directory = directory
         disk = DiskCacheStore(directory: directory)
         self.logger = logger
+        store = nil
         state = Locked(State(memory: MemoryCacheStore(capacity: memoryCapacity), diskCapacity: diskCapacity))
     }
+
+    /// Creates a cache whose entries live in `store`.
+    /// - Parameters:
+    ///   - store: where the entries are kept; when ``CacheStore/isShared``, the clients that use
+    ///     the cache follow the rules of a shared HTTP cache and must set
+    ///     ``ClientConfiguration/cacheFreshness`` to ``CacheFreshness/http``.
+    ///   - memoryCapacity: the byte cap of a memory layer in front of the store, kept coherent
+    ///     through the store's ``CacheStore/changes()``; a store without that feed gets none.
+    ///   - logger: where the cache reports a store that failed.
+    public init(store: some CacheStore, memoryCapacity: Int = ResponseCache.defaultMemoryCapacity, logger: Logger = Logger(label: "Courier.cache")) {
+        directory = Self.standardDirectory
+        disk = DiskCacheStore(directory: directory)
+        self.logger = logger
+        self.store = store
+        let changes = store.changes()
+        var state = State(memory: MemoryCacheStore(capacity: changes == nil ? 0 : max(0, memoryCapacity)), diskCapacity: 0)
+        state.changes = changes
+        self.state = Locked(state)
+    }
+
+    deinit { state.withLock { $0.following }?.cancel() }
+
+    /// Whether the entries are in a shared ``CacheStore``, one for every user.
+    public var isShared: Bool { store?.isShared ?? false }
 
     /// Creates the directory and starts the background load, once, at the first use (so a client
     /// that never caches never touches the disk).
@@ -76,6 +114,10 @@ public final class ResponseCache: Sendable {
             return true
         }
         guard starting else { return }
+        if store != nil {
+            follow()
+            return
+        }
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {

@@ -18,7 +18,8 @@ import NIOCore
 ///   included; per-name counts: ``ImageStoreServer/flakyAttempts(_:)`` of `cached/name`), with
 ///   `cc` as `Cache-Control`, `expires` (seconds ahead, negative for past) as `Expires`,
 ///   `modified` (seconds ago) as `Last-Modified`, `age` as `Age`, `etag` as a strong `ETag` (a request whose `If-None-Match` holds it gets a `304`), and
-///   `status` as the status. With `fail=S`, every request for `name` after the first answers `S`;
+///   `status` as the status (`first_cc`, when given, is the first answer's `Cache-Control`); `vary=Name` answers with `Vary: Name` and the request's value of
+///   that field as `varied`. With `fail=S`, every request for `name` after the first answers `S`;
 ///   with `hold=key`, every request after the first waits until `key` is released.
 ///   `PURGE /cached/{name}` (a method of an app's own, unsafe by RFC 9110) answers `204`.
 /// - `GET /ranged/{count}`: `count` bytes of a pattern that depends on `version` (default `1`),
@@ -101,7 +102,7 @@ struct ResilienceRoutes {
         let now = Date()
         func date(_ seconds: String?) -> String? { seconds.flatMap { Double($0) }.flatMap { HTTPDate.format(now.addingTimeInterval($0)) } }
         var fields = HTTPFields()
-        if let control = query.get("cc") { fields[.cacheControl] = String(control) }
+        if let control = served == 1 ? query.get("first_cc") ?? query.get("cc") : query.get("cc") { fields[.cacheControl] = String(control) }
         if let expires = date(query.get("expires")) { fields[.expires] = expires }
         if let modified = query.get("modified").flatMap({ Double($0) }).flatMap({ HTTPDate.format(now.addingTimeInterval(-$0)) }) {
             fields[.lastModified] = modified
@@ -118,7 +119,12 @@ struct ResilienceRoutes {
         guard (200...599).contains(status), ![204, 205, 304].contains(status) else {
             throw HTTPError(.badRequest, message: "status is between 200 and 599, and not 204, 205 or 304 (they have no body).")
         }
-        var response = try jsonResponse(CachedReply(name: name, served: served), status: HTTPResponse.Status(code: status))
+        var reply = CachedReply(name: name, served: served)
+        if let vary = query.get("vary"), let field = HTTPField.Name(String(vary)) {
+            fields[.vary] = field.rawName
+            reply.varied = request.headers[field] ?? ""
+        }
+        var response = try jsonResponse(reply, status: HTTPResponse.Status(code: status))
         for field in fields { response.headers[field.name] = field.value }
         return response
     }
@@ -182,6 +188,8 @@ struct ResilienceRoutes {
     struct CachedReply: Encodable {
         let name: String
         let served: Int
+        /// The request's value of the header `vary` names, when it names one.
+        var varied: String?
     }
 
     @Sendable func hold(_ request: Request, context: BasicRequestContext) async throws -> Response {

@@ -83,12 +83,19 @@ final class ToolServer: Sendable {
         return try await start(ChildProcess.watched(URL(fileURLWithPath: path), arguments), ready: ready, port: port)
     }
 
-    private static func start(
-        _ arguments: [String], ready: String = #"listening at 127\.0\.0\.1:[0-9]+"#, port known: Int? = nil
+    /// Starts `arguments` (for `courier-watch`, from ``ChildProcess/watched(_:_:grace:)``) with
+    /// `launcher` before the watcher (`setpriv` and its options, to run it as another user).
+    static func start(
+        _ arguments: [String], launcher: [String] = [], ready: String = #"listening at 127\.0\.0\.1:[0-9]+"#, port known: Int? = nil
     ) async throws -> ToolServer {
         let log = Locked("")
         let (ports, continuation) = AsyncStream.makeStream(of: Int?.self)
-        let watcher = try builtExecutable("courier-watch")
+        var watcher = try builtExecutable("courier-watch")
+        var arguments = arguments
+        if let first = launcher.first {
+            arguments = launcher.dropFirst() + [watcher.path] + arguments
+            watcher = URL(fileURLWithPath: first)
+        }
         let pipe = try FileDescriptor.pipe()
         let input = Locked<FileDescriptor?>(pipe.writeEnd)
         let running = Task {

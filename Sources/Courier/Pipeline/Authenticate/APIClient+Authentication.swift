@@ -23,7 +23,7 @@ extension APIClient {
                 firstFailure = firstFailure ?? error
             }
         }
-        if authentication != nil, let cache = configuration.cache, scope != CacheKey.publicScope {
+        if authentication != nil, let cache = configuration.cache, !cache.isShared, scope != CacheKey.publicScope {
             cache.removeAll(scope: scope)
         }
         if authentication != nil, scope != CacheKey.publicScope {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 extension APIClient {
     /// How one request uses the cache. A class, used by one send: its key's digest is computed
@@ -105,29 +106,69 @@ extension APIClient {
         /// only a request whose selecting header fields match those of the request that stored it
         /// (RFC 9111 §4.1): the entry under the key holds the variant stored last, and each variant
         /// is also under a key of its own, found from the names the last one's `Vary` gives.
-        func storedResponse() -> CachedResponse? {
-            guard cache.mayHoldEntries(for: draft), let entry = cache.response(for: key) else { return nil }
+        /// A store that failed is `storeFailed`, and the request goes on as if nothing were stored.
+        /// With `bypassingMemory`, from the cache's store only (what another user of a shared
+        /// store just wrote).
+        func storedResponse(bypassingMemory: Bool = false) async -> CachedResponse? {
+            guard cache.mayHoldEntries(for: draft), let entry = await lookup(key, bypassingMemory) else { return nil }
             guard let vary = entry.vary else { return entry }
             guard vary.names != nil else { return nil }
             if vary.matches(entry.selection, headers: headers, secret: secretHeaders) { return entry }
-            guard let variant = cache.response(for: draft.variantKey(vary.selection(of: headers, secret: secretHeaders))),
+            guard let variant = await lookup(draft.variantKey(vary.selection(of: headers, secret: secretHeaders)), bypassingMemory),
                   let own = variant.vary, own.matches(variant.selection, headers: headers, secret: secretHeaders)
             else { return nil }
             return variant
         }
 
+        /// Whether the cache's store failed during this request (a lookup, a write or a removal).
+        private(set) var storeFailed = false
+
+        private func lookup(_ key: CacheKey, _ bypassingMemory: Bool) async -> CachedResponse? {
+            let outcome = await cache.lookup(key, bypassingMemory: bypassingMemory)
+            if outcome.failed { storeFailed = true }
+            return outcome.value
+        }
+
+        /// What claiming the revalidation of the entry among a shared store's users gave.
+        enum Claim {
+            /// This send revalidates; `nil` when there is nothing to release (a private cache).
+            case granted(CacheRevalidationClaim?)
+            /// Another user of the store is revalidating it (when not waiting).
+            case heldElsewhere
+            /// The store failed, or the wait passed its limit: this send revalidates without a claim.
+            case failed
+        }
+
+        /// Claims the revalidation of the entry for this send, in a shared store.
+        func claimRevalidation(waiting: Bool, logger: Logger) async -> Claim {
+            guard let store = cache.store, store.isShared else { return .granted(nil) }
+            do {
+                guard let claim = try await store.claimRevalidation(of: key, waiting: waiting) else { return .heldElsewhere }
+                return .granted(claim)
+            } catch {
+                storeFailed = true
+                logger.warning("Courier's cache store could not coordinate the revalidation of \(key.relativePath); revalidating without it: \(error)")
+                return .failed
+            }
+        }
+
         /// Stores `response`, received for the request, under the key, and for a response with a
         /// `Vary` under its variant's key too; a response with `Vary: *` is not stored (no request
         /// could be answered with it).
-        func store(_ response: CachedResponse) {
+        func store(_ response: CachedResponse) async {
             var response = response
             let vary = Vary(response.headers)
             if let vary {
                 guard vary.names != nil else { return }
                 response.selection = vary.selection(of: headers, secret: secretHeaders)
             }
-            cache.store(response, for: key)
-            if vary != nil { cache.store(response, for: draft.variantKey(response.selection)) }
+            if await cache.keep(response, for: key).failed { storeFailed = true }
+            if vary != nil, await cache.keep(response, for: draft.variantKey(response.selection)).failed { storeFailed = true }
+        }
+
+        /// Removes the entries of one URL path (any query) in the request's scope.
+        func removeEntries(pathDigest: String) async {
+            if await cache.removeEntries(scope: draft.scope, pathDigest: pathDigest).failed { storeFailed = true }
         }
     }
 
@@ -142,8 +183,11 @@ extension APIClient {
         let plan = try cachePlan(for: settings)
         record.urlBase = plan?.urlBase
         var stored: CachedResponse?
+        // The claim to revalidate a shared store's entry, held until the answer is stored.
+        var claim: CacheRevalidationClaim?
+        defer { claim?.release() }
         if let plan, plan.reads {
-            if let entry = plan.storedResponse(),
+            if let entry = await plan.storedResponse(),
                let response = try? decode(plan.served(entry).transportResponse, for: request, record: record, source: .cache) {
                 recordCache("hit", record)
                 stored = entry
@@ -156,10 +200,20 @@ extension APIClient {
                     return response
                 case .validate:
                     await cached?(response)
+                    // In a shared store, one user revalidates: the others wait for it, then answer
+                    // with what it stored when that is fresh.
+                    if case .granted(let granted) = await plan.claimRevalidation(waiting: true, logger: configuration.logger), let granted {
+                        claim = granted
+                        if let refreshed = await plan.storedResponse(bypassingMemory: true), refreshed.storedAt != entry.storedAt,
+                           plan.freshness.use(of: refreshed, request: plan.control) == .fresh,
+                           let answer = try? decode(plan.served(refreshed).transportResponse, for: request, record: record, source: .cache) {
+                            return answer
+                        }
+                    }
                     if settings.addConditions(for: entry) { record.revalidating = entry }
                 }
             } else {
-                recordCache("miss", record)
+                recordCache(plan.storeFailed ? "store_failed" : "miss", record)
                 if plan.onlyIfCached { throw complete(CourierError.notCached(settings), record: record) }
             }
         }
@@ -179,7 +233,9 @@ extension APIClient {
             }
             if let plan {
                 if !revalidatedUnchanged(response, record: record, freshness: plan.freshness) {
-                    self.record(response, method: settings.method, plan: plan)
+                    let failedBefore = plan.storeFailed
+                    await self.record(response, method: settings.method, plan: plan)
+                    if plan.storeFailed, !failedBefore { recordCache("store_failed", record) }
                 }
                 if record.revalidating != nil, record.statusCode == 304 { recordCache("revalidated", record) }
             }
@@ -195,13 +251,19 @@ extension APIClient {
                 return response
             }
             guard plan.offline, error.classification.isUnreachable,
-                  let entry = stored ?? plan.storedResponse(),
+                  let entry = await storedOrLookup(stored, plan: plan),
                   let response = try? decode(entry.transportResponse, for: request, record: record, source: .offlineCache)
             else { throw error }
             recordCache("offline", record)
             configuration.logger.debug("Courier \(record.id) answered from the cache: \(error.message)")
             return response
         }
+    }
+
+    /// `stored`, else the plan's stored response.
+    private func storedOrLookup(_ stored: CachedResponse?, plan: CachePlan) async -> CachedResponse? {
+        if let stored { return stored }
+        return await plan.storedResponse()
     }
 
     /// 500, 502, 503 and 504: the statuses `stale-if-error` answers in place of (RFC 5861 §4).
@@ -214,12 +276,17 @@ extension APIClient {
         let offline = request.offlineMode ?? configuration.offlineMode
         let usesCache = (option != .networkOnly || offline) && request.streamedBody == nil
         guard usesCache || (request.method.isUnsafe && configuration.invalidatesCacheOnWrite) else { return nil }
-        let freshness: CacheFreshness
+        var freshness: CacheFreshness
         if let own = request.cacheFreshness {
             try RequestValidation.checkFreshness(own, "The request's cacheFreshness")
             freshness = own
         } else {
             freshness = configuration.cacheFreshness
+        }
+        if cache.isShared {
+            // A cache on a shared store is a shared HTTP cache, whatever the request says.
+            try RequestValidation.checkSharedFreshness(freshness, "The request's cacheFreshness")
+            freshness = .sharedHTTP
         }
         // A write that only invalidates needs the scope and path, not the body's digest. A shared
         // cache has one scope for every user.
@@ -245,16 +312,16 @@ extension APIClient {
     }
 
     /// Stores a successful response, or invalidates a write's paths.
-    func record(_ response: TransportResponse, method: HTTPMethod, plan: CachePlan) {
+    func record(_ response: TransportResponse, method: HTTPMethod, plan: CachePlan) async {
         if method.isUnsafe, configuration.invalidatesCacheOnWrite, (200..<400).contains(response.statusCode) {
-            invalidate(after: response, plan: plan)
+            await invalidate(after: response, plan: plan)
         }
         // A shared cache keeps one entry for every user; a private one the user's own, under their scope.
         let credentials = authentication != nil || plan.headers.contains("Authorization")
         guard plan.saves, response.statusCode != 304, plan.mayStore(response, credentials: credentials), response.isCacheable,
               plan.freshness.isShared || (authentication?.cacheScope ?? CacheKey.publicScope) == plan.draft.scope
         else { return }
-        plan.store(
+        await plan.store(
             CachedResponse(
                 statusCode: response.statusCode, storing: response.headers,
                 excluding: configuration.authenticationHeaders + plan.withheldFields(of: response), body: response.body, url: response.url))
@@ -265,7 +332,7 @@ extension APIClient {
     /// Removes the user's cached reads a write that succeeded (or redirected) made stale, of any
     /// query: its own path, the path that answered and its parent, and the paths its `Location` and
     /// `Content-Location` name on the same origin (RFC 9111 §4.4).
-    private func invalidate(after response: TransportResponse, plan: CachePlan) {
+    private func invalidate(after response: TransportResponse, plan: CachePlan) async {
         let base = response.url.absoluteString.splittingQuery.base
         var paths = [plan.draft.pathDigest, CacheKey.pathDigest(of: base)]
         if let parent = URL(string: base)?.deletingLastPathComponent().absoluteString {
@@ -279,7 +346,7 @@ extension APIClient {
         }
         var removed: Set<String> = []
         for path in paths where removed.insert(path).inserted {
-            plan.cache.removeAll(scope: plan.draft.scope, pathDigest: path)
+            await plan.removeEntries(pathDigest: path)
         }
     }
 }

@@ -23,13 +23,21 @@ extension APIClient {
 
     private func revalidate(_ settings: RequestSettings, entry: CachedResponse) async {
         guard let plan = try? cachePlan(for: settings) else { return }
+        // In a shared store, one user revalidates in the background; the others go on serving.
+        let claim: CacheRevalidationClaim?
+        switch await plan.claimRevalidation(waiting: false, logger: configuration.logger) {
+        case .granted(let granted): claim = granted
+        case .heldElsewhere: return
+        case .failed: claim = nil
+        }
+        defer { claim?.release() }
         var record = beginRecord(settings, id: .next())
         var conditional = settings
         if conditional.addConditions(for: entry) { record.revalidating = entry }
         do throws(CourierError) {
             let response = try await perform(conditional, record: &record)
             if !revalidatedUnchanged(response, record: record, freshness: plan.freshness) {
-                self.record(response, method: settings.method, plan: plan)
+                await self.record(response, method: settings.method, plan: plan)
             }
             if record.revalidating != nil, record.statusCode == 304 { recordCache("revalidated", record) }
             _ = finish(&record, source: .network, statusCode: response.statusCode)

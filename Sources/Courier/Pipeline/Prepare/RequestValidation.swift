@@ -70,6 +70,13 @@ enum RequestValidation {
         throw invalid("\(setting) is .age(\(seconds)); an age must be 0 or more seconds (.infinity: fresh forever)")
     }
 
+    /// A freshness rule for a cache on a shared store: only HTTP's, which the client then applies
+    /// as a shared cache (RFC 9111); the others know nothing of what a shared cache must not store.
+    static func checkSharedFreshness(_ freshness: CacheFreshness, _ setting: String) throws(CourierError) {
+        guard !freshness.isHTTP else { return }
+        throw invalid("\(setting) is \(freshness.spelling) and the cache is on a shared store; a shared cache follows HTTP's rules only (set it to .http), so that no answer meant for one user reaches another")
+    }
+
     /// A retry policy's counts and durations.
     static func checkRetryPolicy(_ policy: RetryPolicy, _ setting: String) throws(CourierError) {
         guard policy.maximumAttempts >= 1 else {
@@ -90,6 +97,12 @@ enum RequestValidation {
             try checkHeaders(configuration.defaultHeaders, "ClientConfiguration.defaultHeaders")
             try checkRetryPolicy(configuration.retryPolicy, "ClientConfiguration.retryPolicy")
             try checkFreshness(configuration.cacheFreshness, "ClientConfiguration.cacheFreshness")
+            if configuration.cache?.isShared == true {
+                try checkSharedFreshness(configuration.cacheFreshness, "ClientConfiguration.cacheFreshness")
+                if let names = configuration.cacheScopeHeaders {
+                    throw invalid("ClientConfiguration.cacheScopeHeaders is \(names); a cache on a shared store keeps no entry per user, so it has no per-user scope (set it to nil)")
+                }
+            }
             if let directory = configuration.resumableDownloadsDirectory, !directory.isFileURL {
                 throw invalid("ClientConfiguration.resumableDownloadsDirectory is \(quoted(directory.absoluteString)); it must be a file URL (a folder on this device)")
             }
