@@ -74,6 +74,8 @@ struct FleetClientCommand: AsyncParsableCommand {
             for text in requests { sent.append(await Self.send(text, with: client)) }
             lines = sent
         }
+        // An instance ends when its background revalidations do.
+        await client.backgroundRevalidationsEnded()
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         for line in lines {

@@ -141,6 +141,49 @@ struct FleetCacheTests {
         }
     }
 
+    /// A `stale-while-revalidate` entry is served at once by every instance, and revalidated in
+    /// the background by one.
+    @Test func staleWhileRevalidateRevalidatesOnceInTheBackground() async throws {
+        try await withFleet { server, postgres in
+            let path = "cached/swr?first_cc=max-age%3D0,stale-while-revalidate%3D3600&cc=max-age%3D3600&etag=v1&hold=swr"
+            _ = try await Self.instance(server, postgres, table: "swr", [path])
+            let finished = Locked(0)
+            async let fleet = withThrowingTaskGroup(of: [Line].self) { group in
+                for _ in 0..<3 {
+                    group.addTask {
+                        defer { finished.withLock { $0 += 1 } }
+                        return try await Self.instance(server, postgres, table: "swr", [path])
+                    }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            // An instance ends when its background revalidation does: the one that claimed it is
+            // held at the server, the two others end without one.
+            try await waitUntil(within: .seconds(120)) { finished.withLock { $0 } == 2 && server.flakyAttempts("cached/swr") == 2 }
+            server.release("swr")
+            let answers = try await fleet
+            #expect(answers.allSatisfy { $0.source == "cache" && $0.served == 1 }, "\(answers)")
+            #expect(server.flakyAttempts("cached/swr") == 2)
+        }
+    }
+
+    /// The README's client: a second client, with connections of its own, answers from what the
+    /// first stored.
+    @Test func theReadmeExampleSharesItsCache() async throws {
+        let postgres = try await PostgresServer.start()
+        defer { Task { await postgres.stop() } }
+        try await withServer { server in
+            let databases = [postgres.client(), postgres.client()]
+            let running = databases.map { database in Task { await database.run() } }
+            defer { for task in running { task.cancel() } }
+            let clients = try databases.map { try makeFleetClient(apiURL: server.baseURL, database: $0) }
+            let request = Request<Data>(.get, "cached/readme", query: ["cc": "max-age=3600"])
+            #expect(try await clients[0].send(request).source == .network)
+            #expect(try await clients[1].send(request).source == .cache)
+            for client in clients { try await (client.transport as? AsyncHTTPClientTransport)?.shutdown() }
+        }
+    }
+
     @Test func aWriteThroughOneInstanceInvalidatesForAll() async throws {
         try await withFleet { server, postgres in
             let path = "cached/written?cc=max-age%3D3600"

@@ -393,3 +393,24 @@ func makeMutualTLSTransport(companyCA: String, identity: Data, password: String)
     settings.proxy = .init(host: "proxy.internal", port: 3128, user: "svc-api", password: password)
     return AsyncHTTPClientTransport(configuration: settings)
 }
+
+import Courier
+import CourierAsyncHTTPClient
+import CourierPostgres
+import Foundation
+import Logging
+import PostgresNIO
+
+func makeFleetClient(apiURL: URL, database: PostgresClient) throws -> APIClient {
+    // `database.run()` runs for as long as the service does (in its service group, or a task).
+    var storeConfiguration = PostgresCacheStore.Configuration()
+    storeConfiguration.maximumEntrySize = 1 << 20     // larger bodies are not cached
+    storeConfiguration.timeout = .milliseconds(200)   // slower than this: go without the cache
+    let store = try PostgresCacheStore(client: database, configuration: storeConfiguration)
+
+    var configuration = ClientConfiguration(baseURL: apiURL)
+    configuration.cache = ResponseCache(store: store, memoryCapacity: 8 << 20)
+    configuration.cacheFreshness = .http             // a shared store follows HTTP's rules only
+    configuration.cacheOption = .both
+    return APIClient(configuration: configuration, transport: AsyncHTTPClientTransport())
+}

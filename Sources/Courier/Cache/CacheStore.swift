@@ -16,8 +16,8 @@ import Foundation
 /// ``CacheKey/pathDigest`` (an unsafe request removes every entry of a path).
 ///
 /// A store that throws, or answers later than it should, is a cache miss for the request: the
-/// cache logs it, counts it in the `courier_cache_store_failures_total` metric and goes on
-/// without it. A store never fails a request.
+/// cache logs it, counts it as the `store_failed` result of `courier_cache_lookups_total` and goes
+/// on without it. A store never fails a request.
 public protocol CacheStore: Sendable {
     /// Whether the entries answer every user of the store: then the client applies the rules of
     /// a shared HTTP cache (RFC 9111) and keeps no entry per user.
