@@ -21,7 +21,19 @@ let suites: [String: @Sendable (BenchOptions) async throws -> Void] = [
     "outbox": { try await OutboxBenchmark(options: $0).run() },
     "stream": { try await StreamBenchmark(options: $0).run() },
     "tls": { try await TLSBenchmark(options: $0).run() },
+    "fleet": { try await FleetBenchmark(options: $0).run() },
 ]
+
+// One process of `courier-bench fleet`, which starts four.
+if arguments.first == "fleet-worker" {
+    do {
+        try await FleetWorker.run(Array(arguments.dropFirst()))
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("courier-bench fleet-worker failed: \(error)\n".utf8))
+        exit(1)
+    }
+}
 
 guard let name = arguments.first, let suite = suites[name] else {
     FileHandle.standardError.write(Data("usage: courier-bench \(suites.keys.sorted().joined(separator: "|")) [--rounds N] [--scale X] [--only TEXT]\n".utf8))

@@ -4,6 +4,7 @@ import CourierPostgres
 import Foundation
 import ImageStoreServer
 import Logging
+import MetricsTestKit
 import PostgresNIO
 import Testing
 
@@ -170,12 +171,7 @@ struct FleetCacheTests {
     /// The README's client: a second client, with connections of its own, answers from what the
     /// first stored.
     @Test func theReadmeExampleSharesItsCache() async throws {
-        let postgres = try await PostgresServer.start()
-        defer { Task { await postgres.stop() } }
-        try await withServer { server in
-            let databases = [postgres.client(), postgres.client()]
-            let running = databases.map { database in Task { await database.run() } }
-            defer { for task in running { task.cancel() } }
+        try await withDatabases(2) { server, _, databases in
             let clients = try databases.map { try makeFleetClient(apiURL: server.baseURL, database: $0) }
             let request = Request<Data>(.get, "cached/readme", query: ["cc": "max-age=3600"])
             #expect(try await clients[0].send(request).source == .network)
@@ -228,12 +224,7 @@ struct FleetCacheTests {
     /// Two clients in this process, each with its own connections: what one removes leaves the
     /// other's memory layer through NOTIFY.
     @Test func memoryLayersFollowTheChangesOfOthers() async throws {
-        let postgres = try await PostgresServer.start()
-        defer { Task { await postgres.stop() } }
-        try await withServer { server in
-            let databases = [postgres.client(), postgres.client()]
-            let running = databases.map { database in Task { await database.run() } }
-            defer { for task in running { task.cancel() } }
+        try await withDatabases(2) { server, _, databases in
             var configuration = PostgresCacheStore.Configuration()
             configuration.table = "coherent"
             let caches = try databases.map { ResponseCache(store: try PostgresCacheStore(client: $0, configuration: configuration), memoryCapacity: 1 << 20) }
@@ -312,6 +303,46 @@ struct FleetCacheTests {
             }
             #expect(server.flakyAttempts("cached/refused") == 0)
             try await transport.shutdown()
+        }
+    }
+
+    /// A row damaged in the table is a miss, never an answer; a store that fails is counted.
+    @Test func aDamagedRowIsAMissAndAFailingStoreIsCounted() async throws {
+        try await withDatabases(1) { server, postgres, databases in
+            var configuration = PostgresCacheStore.Configuration()
+            configuration.table = "damaged"
+            let store = try PostgresCacheStore(client: databases[0], configuration: configuration)
+            let metrics = TestMetrics()
+            let transport = AsyncHTTPClientTransport()
+            let client = server.client(transport) {
+                $0.cache = ResponseCache(store: store, memoryCapacity: 0)
+                $0.cacheOption = .both
+                $0.cacheFreshness = .http
+                $0.metricsFactory = metrics
+            }
+            let request = Request<Data>(.get, "cached/damaged", query: ["cc": "max-age=3600"])
+            #expect(try await client.send(request).source == .network)
+            #expect(try await client.send(request).source == .cache)
+            // Five bytes short: the entry's checksum no longer matches.
+            _ = try await postgres.value("UPDATE damaged SET entry = substring(entry from 1 for length(entry) - 5)")
+            #expect(try await client.send(request).source == .network)
+            #expect(server.flakyAttempts("cached/damaged") == 2)
+            await postgres.kill()
+            #expect(try await client.send(request).source == .network)
+            #expect(metrics.counterTotal(label: "courier_cache_lookups_total", dimensions: [("result", "store_failed")]) >= 1)
+            try await transport.shutdown()
+        }
+    }
+
+    /// Runs `body` with the sample server, a PostgreSQL server and `count` running clients of it.
+    func withDatabases(
+        _ count: Int, _ body: (ImageStoreServer, PostgresServer, [PostgresClient]) async throws -> Void
+    ) async throws {
+        try await withFleet { server, postgres in
+            let databases = (0..<count).map { _ in postgres.client() }
+            let running = databases.map { database in Task { await database.run() } }
+            defer { for task in running { task.cancel() } }
+            try await body(server, postgres, databases)
         }
     }
 
