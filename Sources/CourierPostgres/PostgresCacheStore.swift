@@ -256,10 +256,10 @@ public final class PostgresCacheStore: CacheStore {
 
     /// Makes sure the table exists: once per process, and again after a failure.
     private func prepared() async throws {
-        let task: Task<Void, any Error> = state.withLock { state in
+        let pending: Task<Void, any Error>? = state.withLock { state in
             switch state.schema {
             case .ready:
-                return Task {}
+                return nil
             case .preparing(let task):
                 return task
             case .absent:
@@ -268,6 +268,7 @@ public final class PostgresCacheStore: CacheStore {
                 return task
             }
         }
+        guard let task = pending else { return }
         do {
             try await task.value
             state.withLock { $0.schema = .ready }

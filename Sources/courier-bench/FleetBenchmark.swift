@@ -19,6 +19,8 @@ import SystemPackage
 ///   directory of its own, memory in front). Target ≤ 0.3.
 /// - `fleet.postgres-hit`: a GET answered from PostgreSQL (no memory layer) against the same GET
 ///   over loopback to the server, concurrency 1: how many times faster. Target ≥ 3.
+/// - `fleet.postgres-roundtrip`: the same hit against the bare `SELECT` of its row with
+///   postgres-nio: what Courier adds to the database's round trip.
 /// - `fleet.memory-hit`: a hit from the memory layer in front of PostgreSQL against a memory hit
 ///   of the private cache. Target: 1.
 struct FleetBenchmark {
@@ -106,6 +108,19 @@ struct FleetBenchmark {
                 courier: { _ = try await fromPostgres.send(cached) }, raw: { _ = try await fromPostgres.send(network) })
             PairedMeasurement.report("fleet.postgres-hit", result)
             print("fleet.postgres-hit: a hit from PostgreSQL is \(String(format: "%.2f", result.ratio))× as fast as the GET over loopback (target ≥ 3)")
+        }
+        if options.selects("fleet.postgres-roundtrip") {
+            // Where a PostgreSQL hit's time goes: the same row read with postgres-nio alone.
+            let key = try fromPostgres.cacheKey(for: cached)
+            let quiet = logger
+            let result = try await PairedMeasurement(name: "fleet.postgres-roundtrip", count: count, concurrency: 1, rounds: options.rounds).run(
+                courier: { _ = try await fromPostgres.send(cached) },
+                raw: {
+                    let rows = try await database.query("SELECT entry FROM bench_hits WHERE name = \(key.name) AND expires_at > now()", logger: quiet)
+                    for try await _ in rows.decode(Data.self) {}
+                })
+            PairedMeasurement.report("fleet.postgres-roundtrip", result)
+            print("fleet.postgres-roundtrip: a hit from PostgreSQL through Courier runs at \(String(format: "%.2f", result.ratio))× the same SELECT with postgres-nio alone")
         }
         if options.selects("fleet.memory-hit") {
             let result = try await PairedMeasurement(name: "fleet.memory-hit", count: count * 10, concurrency: 1, rounds: options.rounds).run(

@@ -19,7 +19,7 @@ extension ResponseCache {
             if schedule { scheduleIndexSave(alreadyClaimed: true) }
             return hit
         }
-        guard store == nil else { return nil }
+        guard !usesStore else { return nil }
         switch disk.read(key) {
         case nil:
             return nil
@@ -49,7 +49,7 @@ extension ResponseCache {
     /// a key's digest.
     func mayHoldEntries(for draft: CacheKey.Draft) -> Bool {
         start()
-        guard store == nil else { return true }
+        guard !usesStore else { return true }
         if state.withLock({ $0.memory.hasEntries(scope: draft.scope, pathHash: draft.pathHash) }) { return true }
         return disk.hasFolder(draft.folder)
     }
@@ -57,7 +57,7 @@ extension ResponseCache {
     /// Stores `response` for `key`, replacing what was there; keeps it in memory if it fits. For a
     /// cache on a ``CacheStore``, the store is written in the background.
     public func store(_ response: CachedResponse, for key: CacheKey) {
-        if store != nil {
+        if usesStore {
             Task { _ = await keep(response, for: key) }
             return
         }

@@ -49,7 +49,7 @@ extension ResponseCache {
 
     /// Writes the index (access counts and sizes) now, atomically.
     public func flush() {
-        guard store == nil else { return }
+        guard !usesStore else { return }
         let data: Data? = state.withLock { state in
             guard state.indexDirty else { return nil }
             state.indexDirty = false
@@ -70,7 +70,7 @@ extension ResponseCache {
     /// Writes the index about a second after the first change since the last write. (A caller
     /// that already set `saveScheduled` under its own lock passes `alreadyClaimed`.)
     func scheduleIndexSave(alreadyClaimed: Bool = false) {
-        guard store == nil else { return }
+        guard !usesStore else { return }
         if !alreadyClaimed {
             let schedule = state.withLock { state in
                 guard !state.saveScheduled else { return false }

@@ -3,17 +3,12 @@ import Foundation
 /// The cache as the request path uses it: through its ``CacheStore`` when it has one, else the
 /// disk, with the memory store in front of either.
 extension ResponseCache {
-    /// What a store did for a lookup or a write: `failed` when it threw (the request goes on as if
-    /// there were no cache, and counts it).
-    struct StoreOutcome<Value> {
-        var value: Value
-        var failed = false
-    }
-
-    /// The stored response for `key`: from memory, else from the store or the disk; with
-    /// `bypassingMemory`, from the store (what another user of a shared store just wrote).
-    func lookup(_ key: CacheKey, bypassingMemory: Bool = false) async -> StoreOutcome<CachedResponse?> {
-        guard let store else { return StoreOutcome(value: response(for: key)) }
+    /// The stored response for `key` in a cache on a ``CacheStore`` (the disk's is
+    /// ``response(for:)``): from memory, else from the store; with `bypassingMemory`, from the
+    /// store (what another user of a shared store just wrote). `failed` when the store threw: the
+    /// request goes on as if nothing were stored, and counts it.
+    func lookup(_ key: CacheKey, bypassingMemory: Bool = false) async -> (entry: CachedResponse?, failed: Bool) {
+        guard let store else { return (response(for: key), false) }
         start()
         let path = key.relativePath
         let (hit, generation): (CachedResponse?, UInt64) = state.withLock { state in
@@ -21,21 +16,21 @@ extension ResponseCache {
             state.index.accessed(path)
             return (entry, state.changeGeneration)
         }
-        if let hit { return StoreOutcome(value: hit) }
+        if let hit { return (hit, false) }
         let data: Data?
         do {
             data = try await store.entry(named: key)
         } catch {
             logger.warning("Courier's cache store failed to read \(path); going on without the cache: \(error)")
-            return StoreOutcome(value: nil, failed: true)
+            return (nil, true)
         }
-        guard let data else { return StoreOutcome(value: nil) }
+        guard let data else { return (nil, false) }
         let entry: CachedResponse
         do throws(CacheEntryCodec.Failure) {
             entry = try CacheEntryCodec.decode([UInt8](data), digest: key.digest)
         } catch {
             logger.warning("Courier's cache store returned an entry it cannot use for \(path) (\(error)); it is ignored")
-            return StoreOutcome(value: nil)
+            return (nil, false)
         }
         state.withLock { state in
             guard state.memory.capacity > 0, state.changeGeneration == generation else { return }
@@ -43,14 +38,15 @@ extension ResponseCache {
             let index = state.index
             state.memory.insert(entry, at: path) { index[$0]?.accessCount ?? 0 }
         }
-        return StoreOutcome(value: entry)
+        return (entry, false)
     }
 
-    /// Stores `response` for `key`, in the store or on disk, and in memory.
-    func keep(_ response: CachedResponse, for key: CacheKey) async -> StoreOutcome<Void> {
+    /// Stores `response` for `key`, in the store or on disk, and in memory; `false` when the
+    /// store threw.
+    func keep(_ response: CachedResponse, for key: CacheKey) async -> Bool {
         guard let store else {
             self.store(response, for: key)
-            return StoreOutcome(value: ())
+            return true
         }
         start()
         var response = response
@@ -59,27 +55,27 @@ extension ResponseCache {
         do {
             guard try await store.store(CacheEntryCodec.encode(response, digest: key.digest), named: key) else {
                 state.withLock { $0.memory.remove(path) }
-                return StoreOutcome(value: ())
+                return true
             }
         } catch {
             logger.warning("Courier's cache store failed to store \(path); the response is not cached: \(error)")
             state.withLock { $0.memory.remove(path) }
-            return StoreOutcome(value: (), failed: true)
+            return false
         }
         state.withLock { state in
             guard state.memory.capacity > 0 else { return }
             let index = state.index
             state.memory.insert(response, at: path) { index[$0]?.accessCount ?? 0 }
         }
-        return StoreOutcome(value: ())
+        return true
     }
 
     /// Removes the entries of one URL path (any query) in a scope, from the store or the disk
-    /// and from memory.
-    func removeEntries(scope: String, pathDigest: String) async -> StoreOutcome<Void> {
+    /// and from memory; `false` when the store threw.
+    func removeEntries(scope: String, pathDigest: String) async -> Bool {
         guard let store else {
             removeAll(scope: scope, pathDigest: pathDigest)
-            return StoreOutcome(value: ())
+            return true
         }
         start()
         state.withLock { $0.memory.removeAll(under: "\(scope)/\(pathDigest)/") }
@@ -87,9 +83,9 @@ extension ResponseCache {
             try await store.removeEntries(scope: scope, pathDigest: pathDigest)
         } catch {
             logger.warning("Courier's cache store failed to remove the entries of \(scope)/\(pathDigest): \(error)")
-            return StoreOutcome(value: (), failed: true)
+            return false
         }
-        return StoreOutcome(value: ())
+        return true
     }
 
     /// How many changes the store reported so far (the first, when it starts listening, included).

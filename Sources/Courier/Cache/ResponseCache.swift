@@ -50,6 +50,8 @@ public final class ResponseCache: Sendable {
     let disk: DiskCacheStore
     /// Where the entries are kept instead of the disk, if anywhere.
     let store: (any CacheStore)?
+    /// Whether ``store`` is set: the disk's hot path asks this, not the existential.
+    let usesStore: Bool
     let state: Locked<State>
     /// The keys made lately (a key's SHA-256 costs more than the rest of a memory hit).
     let keyMemo = Locked(KeyMemo())
@@ -78,6 +80,7 @@ public final class ResponseCache: Sendable {
         disk = DiskCacheStore(directory: directory)
         self.logger = logger
         store = nil
+        usesStore = false
         state = Locked(State(memory: MemoryCacheStore(capacity: memoryCapacity), diskCapacity: diskCapacity))
     }
 
@@ -94,6 +97,7 @@ public final class ResponseCache: Sendable {
         disk = DiskCacheStore(directory: directory)
         self.logger = logger
         self.store = store
+        usesStore = true
         let changes = store.changes()
         var state = State(memory: MemoryCacheStore(capacity: changes == nil ? 0 : max(0, memoryCapacity)), diskCapacity: 0)
         state.changes = changes
@@ -103,7 +107,7 @@ public final class ResponseCache: Sendable {
     deinit { state.withLock { $0.following }?.cancel() }
 
     /// Whether the entries are in a shared ``CacheStore``, one for every user.
-    public var isShared: Bool { store?.isShared ?? false }
+    public var isShared: Bool { usesStore && store?.isShared == true }
 
     /// Creates the directory and starts the background load, once, at the first use (so a client
     /// that never caches never touches the disk).
@@ -114,7 +118,7 @@ public final class ResponseCache: Sendable {
             return true
         }
         guard starting else { return }
-        if store != nil {
+        if usesStore {
             follow()
             return
         }

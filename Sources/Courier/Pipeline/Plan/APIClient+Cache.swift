@@ -110,23 +110,48 @@ extension APIClient {
         /// With `bypassingMemory`, from the cache's store only (what another user of a shared
         /// store just wrote).
         func storedResponse(bypassingMemory: Bool = false) async -> CachedResponse? {
-            guard cache.mayHoldEntries(for: draft), let entry = await lookup(key, bypassingMemory) else { return nil }
-            guard let vary = entry.vary else { return entry }
-            guard vary.names != nil else { return nil }
-            if vary.matches(entry.selection, headers: headers, secret: secretHeaders) { return entry }
-            guard let variant = await lookup(draft.variantKey(vary.selection(of: headers, secret: secretHeaders)), bypassingMemory),
-                  let own = variant.vary, own.matches(variant.selection, headers: headers, secret: secretHeaders)
-            else { return nil }
+            guard cache.usesStore else { return storedResponseOnDisk() }
+            guard let entry = await lookup(key, bypassingMemory) else { return nil }
+            guard let variantKey = variant(of: entry) else { return entry }
+            guard let variantKey, let found = await lookup(variantKey, bypassingMemory) else { return nil }
+            return matching(found)
+        }
+
+        /// ``storedResponse(bypassingMemory:)`` of a cache on disk: no async call on a memory
+        /// hit's path.
+        func storedResponseOnDisk() -> CachedResponse? {
+            guard cache.mayHoldEntries(for: draft), let entry = cache.response(for: key) else { return nil }
+            guard let variantKey = variant(of: entry) else { return entry }
+            guard let variantKey, let found = cache.response(for: variantKey) else { return nil }
+            return matching(found)
+        }
+
+        /// For a stored `entry` with a `Vary` the request's fields do not match, the key of the
+        /// variant that would (`nil` inside when none could: `Vary: *`); `nil` when `entry` answers.
+        private func variant(of entry: CachedResponse) -> CacheKey?? {
+            guard let vary = entry.vary else { return nil }
+            guard vary.names != nil else { return .some(nil) }
+            if vary.matches(entry.selection, headers: headers, secret: secretHeaders) { return nil }
+            return .some(draft.variantKey(vary.selection(of: headers, secret: secretHeaders)))
+        }
+
+        /// `variant` if the request's fields match those it was stored for.
+        private func matching(_ variant: CachedResponse) -> CachedResponse? {
+            guard let own = variant.vary, own.matches(variant.selection, headers: headers, secret: secretHeaders) else { return nil }
             return variant
         }
 
         /// Whether the cache's store failed during this request (a lookup, a write or a removal).
         private(set) var storeFailed = false
 
+        /// The claim to revalidate a shared store's entry, held until the send ends (when the plan
+        /// goes, the claim does, and releases itself).
+        var claim: CacheRevalidationClaim?
+
         private func lookup(_ key: CacheKey, _ bypassingMemory: Bool) async -> CachedResponse? {
-            let outcome = await cache.lookup(key, bypassingMemory: bypassingMemory)
-            if outcome.failed { storeFailed = true }
-            return outcome.value
+            let (entry, failed) = await cache.lookup(key, bypassingMemory: bypassingMemory)
+            if failed { storeFailed = true }
+            return entry
         }
 
         /// What claiming the revalidation of the entry among a shared store's users gave.
@@ -141,7 +166,7 @@ extension APIClient {
 
         /// Claims the revalidation of the entry for this send, in a shared store.
         func claimRevalidation(waiting: Bool, logger: Logger) async -> Claim {
-            guard let store = cache.store, store.isShared else { return .granted(nil) }
+            guard cache.usesStore, let store = cache.store, store.isShared else { return .granted(nil) }
             do {
                 guard let claim = try await store.claimRevalidation(of: key, waiting: waiting) else { return .heldElsewhere }
                 return .granted(claim)
@@ -162,13 +187,13 @@ extension APIClient {
                 guard vary.names != nil else { return }
                 response.selection = vary.selection(of: headers, secret: secretHeaders)
             }
-            if await cache.keep(response, for: key).failed { storeFailed = true }
-            if vary != nil, await cache.keep(response, for: draft.variantKey(response.selection)).failed { storeFailed = true }
+            if !(await cache.keep(response, for: key)) { storeFailed = true }
+            if vary != nil, !(await cache.keep(response, for: draft.variantKey(response.selection))) { storeFailed = true }
         }
 
         /// Removes the entries of one URL path (any query) in the request's scope.
         func removeEntries(pathDigest: String) async {
-            if await cache.removeEntries(scope: draft.scope, pathDigest: pathDigest).failed { storeFailed = true }
+            if !(await cache.removeEntries(scope: draft.scope, pathDigest: pathDigest)) { storeFailed = true }
         }
     }
 
@@ -183,11 +208,8 @@ extension APIClient {
         let plan = try cachePlan(for: settings)
         record.urlBase = plan?.urlBase
         var stored: CachedResponse?
-        // The claim to revalidate a shared store's entry, held until the answer is stored.
-        var claim: CacheRevalidationClaim?
-        defer { claim?.release() }
         if let plan, plan.reads {
-            if let entry = await plan.storedResponse(),
+            if let entry = plan.cache.usesStore ? await plan.storedResponse() : plan.storedResponseOnDisk(),
                let response = try? decode(plan.served(entry).transportResponse, for: request, record: record, source: .cache) {
                 recordCache("hit", record)
                 stored = entry
@@ -203,7 +225,7 @@ extension APIClient {
                     // In a shared store, one user revalidates: the others wait for it, then answer
                     // with what it stored when that is fresh.
                     if case .granted(let granted) = await plan.claimRevalidation(waiting: true, logger: configuration.logger), let granted {
-                        claim = granted
+                        plan.claim = granted
                         if let refreshed = await plan.storedResponse(bypassingMemory: true), refreshed.storedAt != entry.storedAt,
                            plan.freshness.use(of: refreshed, request: plan.control) == .fresh,
                            let answer = try? decode(plan.served(refreshed).transportResponse, for: request, record: record, source: .cache) {
