@@ -9,7 +9,9 @@
 //   HELPER     the courier-test-helper executable
 //   TRANSPORT  urlsession or ahc
 //   FRESHNESS  http, server-max-age or never (the browser set), or shared-http (the shared-cache
-//              set: the tests a proxy or CDN runs, with CacheFreshness.sharedHTTP)
+//              set: the tests a proxy or CDN runs, with CacheFreshness.sharedHTTP), or
+//              shared-postgres (the same set, with the cache in PostgresCacheStore on the server at
+//              127.0.0.1:$COURIER_CACHE_TESTS_POSTGRES_PORT, user postgres)
 //   RESULTS    the JSON file the per-test results are written to
 // Prints one line: the count of tests passed out of those run.
 // Scripts/cache-tests.sh runs it for both transports beside the browsers' counts.
@@ -91,7 +93,7 @@ globalThis.fetch = (url, init = {}) => {
 
 const { runTests, getResults } = await import(pathToFileURL(path.join(suite, 'test-engine/client/runner.mjs')))
 const tests = (await import(pathToFileURL(path.join(suite, 'tests/index.mjs')))).default
-await runTests(tests, freshness !== 'shared-http', origin)
+await runTests(tests, !freshness.startsWith('shared-'), origin)
 const results = getResults()
 writeFileSync(resultsFile, JSON.stringify(results, null, 2) + '\n')
 const ids = Object.keys(results)

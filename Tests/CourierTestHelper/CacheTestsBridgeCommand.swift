@@ -1,7 +1,10 @@
 import ArgumentParser
 import Courier
 import CourierAsyncHTTPClient
+import CourierPostgres
 import Foundation
+import Logging
+import PostgresNIO
 
 /// `courier-test-helper cache-tests-bridge`: answers the HTTP caching tests' `fetch` calls with an
 /// ``APIClient`` (`Scripts/cache-tests.mjs` starts it). Each line of standard input is one request
@@ -16,7 +19,7 @@ struct CacheTestsBridgeCommand: AsyncParsableCommand {
     @Option(help: "The transport: urlsession or ahc.")
     var transport = "urlsession"
 
-    @Option(help: "The freshness rule: http, shared-http (a shared cache's rules), server-max-age or never.")
+    @Option(help: "The freshness rule: http, shared-http (a shared cache's rules), shared-postgres (those rules on a PostgresCacheStore at 127.0.0.1:$COURIER_CACHE_TESTS_POSTGRES_PORT), server-max-age or never.")
     var freshness = "http"
 
     @Option(help: "The origin the tests' URLs point at.")
@@ -47,9 +50,10 @@ struct CacheTestsBridgeCommand: AsyncParsableCommand {
         switch freshness {
         case "http": rule = .http
         case "shared-http": rule = .sharedHTTP
+        case "shared-postgres": rule = .http  // a client on a shared store applies the shared rules
         case "server-max-age": rule = .serverMaxAge
         case "never": rule = .never
-        default: throw ValidationError("--freshness must be http, shared-http, server-max-age or never, not \(freshness)")
+        default: throw ValidationError("--freshness must be http, shared-http, shared-postgres, server-max-age or never, not \(freshness)")
         }
         let wire: any HTTPTransport
         switch transport {
@@ -59,7 +63,27 @@ struct CacheTestsBridgeCommand: AsyncParsableCommand {
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cache-tests-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let cache = ResponseCache(directory: directory, memoryCapacity: 16 << 20)
+        let cache: ResponseCache
+        var database: PostgresClient?
+        if freshness == "shared-postgres" {
+            guard let port = ProcessInfo.processInfo.environment["COURIER_CACHE_TESTS_POSTGRES_PORT"].flatMap(Int.init) else {
+                throw ValidationError("shared-postgres needs COURIER_CACHE_TESTS_POSTGRES_PORT: a PostgreSQL server on 127.0.0.1, user postgres")
+            }
+            var logger = Logger(label: "cache-tests-bridge")
+            logger.logLevel = .error
+            let client = PostgresClient(
+                configuration: .init(host: "127.0.0.1", port: port, username: "postgres", password: nil, database: "postgres", tls: .disable),
+                backgroundLogger: logger)
+            database = client
+            var storeConfiguration = PostgresCacheStore.Configuration()
+            storeConfiguration.table = "cache_tests_\(transport)"
+            storeConfiguration.timeout = .seconds(2)
+            cache = ResponseCache(store: try PostgresCacheStore(client: client, configuration: storeConfiguration, logger: logger), memoryCapacity: 16 << 20)
+        } else {
+            cache = ResponseCache(directory: directory, memoryCapacity: 16 << 20)
+        }
+        let running = database.map { client in Task { await client.run() } }
+        defer { running?.cancel() }
         func client(redirects: RedirectPolicy) -> APIClient {
             var configuration = ClientConfiguration(baseURL: originURL)
             configuration.cache = cache
@@ -87,7 +111,7 @@ struct CacheTestsBridgeCommand: AsyncParsableCommand {
         await withTaskGroup(of: Void.self) { group in
             for await line in lines {
                 group.addTask {
-                    let answer = await Self.answer(line, following: following, manual: manual, fetchCacheModes: freshness != "shared-http")
+                    let answer = await Self.answer(line, following: following, manual: manual, fetchCacheModes: !freshness.hasPrefix("shared-"))
                     guard var data = try? JSONEncoder().encode(answer) else { return }
                     data.append(UInt8(ascii: "\n"))
                     await output.write(data)
