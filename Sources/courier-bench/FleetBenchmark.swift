@@ -295,7 +295,11 @@ struct Cluster: Sendable {
     }
 
     private static func freePort() throws -> Int {
+        #if canImport(Glibc)
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
         guard descriptor >= 0 else { throw BenchError("no socket for a free port") }
         defer { close(descriptor) }
         var address = sockaddr_in()

@@ -72,7 +72,11 @@ final class PostgresServer: Sendable {
     func kill() async {
         if let text = try? String(contentsOf: directory.appendingPathComponent("data/postmaster.pid"), encoding: .utf8),
            let pid = text.split(separator: "\n").first.flatMap({ Int32($0) }) {
+            #if canImport(Glibc)
             _ = Glibc.kill(pid, SIGQUIT)
+            #else
+            _ = Darwin.kill(pid, SIGQUIT)
+            #endif
         }
         await server.withLock { server in defer { server = nil }; return server }?.stop()
     }
