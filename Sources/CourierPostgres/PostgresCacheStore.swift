@@ -175,7 +175,7 @@ public final class PostgresCacheStore: CacheStore {
     /// name (in the table's own lock space), held on a connection of its own until the claim is
     /// released: the lock ends with the transaction, and with the connection if the process dies.
     public func claimRevalidation(of key: CacheKey, waiting: Bool) async throws -> CacheRevalidationClaim? {
-        try await prepared()
+        try await bounded { [self] in try await prepared() }
         let (released, release) = AsyncStream.makeStream(of: Never.self)
         let (outcome, report) = AsyncThrowingStream.makeStream(of: Bool.self)
         let table = configuration.table
@@ -204,6 +204,9 @@ public final class PostgresCacheStore: CacheStore {
                 report.finish(throwing: error)
             }
         }
+        // The lock's wait is bounded by the server (lock_timeout); this bounds a database that
+        // stopped answering, once: that timeout opens the breaker for the operations after it
+        // (a lock wait that passed its limit is no failure of the database).
         let limit = configuration.timeout + (waiting ? configuration.revalidationWait : .zero)
         do {
             let granted = try await Deadline.run(within: limit) {
@@ -215,6 +218,7 @@ public final class PostgresCacheStore: CacheStore {
         } catch {
             release.finish()
             holder.cancel()
+            if error is Deadline.TimedOut { tripBreaker() }
             throw error
         }
     }
@@ -353,12 +357,17 @@ public final class PostgresCacheStore: CacheStore {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            state.withLock { state in
-                let pause: Duration
-                if case .open(_, let last) = state.breaker { pause = min(last * 2, .seconds(30)) } else { pause = .seconds(1) }
-                state.breaker = .open(until: ContinuousClock.now + pause, pause: pause)
-            }
+            tripBreaker()
             throw error
+        }
+    }
+
+    /// Opens the breaker after a failure: for a second, or twice the last pause (at most 30 s).
+    private func tripBreaker() {
+        state.withLock { state in
+            let pause: Duration
+            if case .open(_, let last) = state.breaker { pause = min(last * 2, .seconds(30)) } else { pause = .seconds(1) }
+            state.breaker = .open(until: ContinuousClock.now + pause, pause: pause)
         }
     }
 
