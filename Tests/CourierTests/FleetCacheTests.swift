@@ -172,6 +172,11 @@ struct FleetCacheTests {
     /// first stored.
     @Test func theReadmeExampleSharesItsCache() async throws {
         try await withDatabases(2) { server, _, databases in
+            // The table made first, so that the example's one-second limit never meets a busy
+            // machine's first migration.
+            var patient = PostgresCacheStore.Configuration()
+            patient.timeout = .seconds(60)
+            #expect(try await PostgresCacheStore(client: databases[0], configuration: patient).entry(named: .forTesting("warm")) == nil)
             let clients = try databases.map { try makeFleetClient(apiURL: server.baseURL, database: $0) }
             let request = Request<Data>(.get, "cached/readme", query: ["cc": "max-age=3600"])
             #expect(try await clients[0].send(request).source == .network)
@@ -227,6 +232,7 @@ struct FleetCacheTests {
         try await withDatabases(2) { server, _, databases in
             var configuration = PostgresCacheStore.Configuration()
             configuration.table = "coherent"
+            configuration.timeout = .seconds(60)  // a busy machine must not turn a read into a miss here
             let caches = try databases.map { ResponseCache(store: try PostgresCacheStore(client: $0, configuration: configuration), memoryCapacity: 1 << 20) }
             let transport = AsyncHTTPClientTransport()
             let clients = caches.map { cache in
@@ -263,6 +269,7 @@ struct FleetCacheTests {
         defer { running.cancel() }
         var configuration = PostgresCacheStore.Configuration()
         configuration.table = "bounded"
+        configuration.timeout = .seconds(60)
         configuration.maximumEntrySize = 1_000
         let keeping = try PostgresCacheStore(client: database, configuration: configuration)
         configuration.retention = .zero
@@ -312,6 +319,7 @@ struct FleetCacheTests {
         try await withDatabases(1) { server, postgres, databases in
             var configuration = PostgresCacheStore.Configuration()
             configuration.table = "damaged"
+            configuration.timeout = .seconds(5)
             let store = try PostgresCacheStore(client: databases[0], configuration: configuration)
             let metrics = TestMetrics()
             let transport = AsyncHTTPClientTransport()

@@ -405,7 +405,7 @@ func makeFleetClient(apiURL: URL, database: PostgresClient) throws -> APIClient 
     // `database.run()` runs for as long as the service does (in its service group, or a task).
     var storeConfiguration = PostgresCacheStore.Configuration()
     storeConfiguration.maximumEntrySize = 1 << 20     // larger bodies are not cached
-    storeConfiguration.timeout = .milliseconds(200)   // slower than this: go without the cache
+    storeConfiguration.timeout = .seconds(1)          // slower than this: go without the cache
     let store = try PostgresCacheStore(client: database, configuration: storeConfiguration)
 
     var configuration = ClientConfiguration(baseURL: apiURL)
