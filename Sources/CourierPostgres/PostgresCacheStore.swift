@@ -104,8 +104,12 @@ public final class PostgresCacheStore: CacheStore {
         guard valid else {
             throw CourierError(.invalidRequest, "PostgresCacheStore's table is \"\(table)\"; use letters, digits and _, starting with a letter, at most 48 characters")
         }
-        guard configuration.maximumEntrySize >= 0, configuration.retention >= .zero, configuration.timeout > .zero else {
-            throw CourierError(.invalidRequest, "PostgresCacheStore's maximumEntrySize and retention must be 0 or more, and its timeout more than 0")
+        guard configuration.maximumEntrySize >= 0, configuration.retention >= .zero, configuration.revalidationWait >= .zero,
+              configuration.timeout > .zero
+        else {
+            throw CourierError(
+                .invalidRequest,
+                "PostgresCacheStore's maximumEntrySize (\(configuration.maximumEntrySize)), retention (\(configuration.retention)) and revalidationWait (\(configuration.revalidationWait)) must be 0 or more, and its timeout (\(configuration.timeout)) more than 0")
         }
         self.client = client
         self.configuration = Configuration(table: table.lowercased(), copying: configuration)

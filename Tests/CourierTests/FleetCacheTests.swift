@@ -288,6 +288,14 @@ struct FleetCacheTests {
         var bad = PostgresCacheStore.Configuration()
         bad.table = "cache; DROP TABLE x"
         #expect(throws: CourierError.self) { try PostgresCacheStore(client: database, configuration: bad) }
+        for change: (inout PostgresCacheStore.Configuration) -> Void in [
+            { $0.timeout = .zero }, { $0.retention = .seconds(-1) }, { $0.revalidationWait = .seconds(-1) }, { $0.maximumEntrySize = -1 },
+        ] {
+            var wrong = PostgresCacheStore.Configuration()
+            change(&wrong)
+            let error = #expect(throws: CourierError.self) { try PostgresCacheStore(client: database, configuration: wrong) }
+            #expect(error?.kind == .invalidRequest)
+        }
     }
 
     @Test func aSharedStoreRefusesPrivateCacheSettings() async throws {
