@@ -42,13 +42,14 @@ public final class PostgresCacheStore: CacheStore {
         /// The largest entry (the body and its header fields) the store keeps: 1 MiB by default.
         public var maximumEntrySize = 1 << 20
         /// How long an entry is kept after its last write: a day by default. An HTTP cache may
-        /// still use a stale entry (to revalidate it), so this is longer than most freshness.
+        /// still use a stale entry (to revalidate it), so this is longer than most freshness. At
+        /// most 100 years.
         public var retention: Duration = .seconds(86_400)
         /// The longest a read, write or removal may take before the request goes on without the
-        /// cache: 500 ms by default.
+        /// cache: 500 ms by default; more than 0, at most a day.
         public var timeout: Duration = .milliseconds(500)
         /// How long a process waits for another's revalidation of a stale entry before it
-        /// revalidates on its own: 10 seconds by default.
+        /// revalidates on its own: 10 seconds by default; at most a day.
         public var revalidationWait: Duration = .seconds(10)
 
         /// The defaults.
@@ -104,15 +105,20 @@ public final class PostgresCacheStore: CacheStore {
         guard valid else {
             throw CourierError(.invalidRequest, "PostgresCacheStore's table is \"\(table)\"; use letters, digits and _, starting with a letter, at most 48 characters")
         }
-        guard configuration.maximumEntrySize >= 0, configuration.retention >= .zero, configuration.revalidationWait >= .zero,
-              configuration.timeout > .zero
+        // Bounded so that every sum and conversion of them stays far inside what they are held in
+        // (a Duration of Int64.max seconds would overflow `timeout + revalidationWait`).
+        let day = Duration.seconds(86_400)
+        guard configuration.maximumEntrySize >= 0, (.zero...(day * 36_500)).contains(configuration.retention),
+              (.zero...day).contains(configuration.revalidationWait), configuration.timeout > .zero, configuration.timeout <= day
         else {
             throw CourierError(
                 .invalidRequest,
-                "PostgresCacheStore's maximumEntrySize (\(configuration.maximumEntrySize)), retention (\(configuration.retention)) and revalidationWait (\(configuration.revalidationWait)) must be 0 or more, and its timeout (\(configuration.timeout)) more than 0")
+                "PostgresCacheStore's maximumEntrySize (\(configuration.maximumEntrySize)) must be 0 or more, its retention (\(configuration.retention)) between 0 and 100 years, its revalidationWait (\(configuration.revalidationWait)) between 0 and a day, and its timeout (\(configuration.timeout)) more than 0 and at most a day")
         }
         self.client = client
-        self.configuration = Configuration(table: table.lowercased(), copying: configuration)
+        var checked = configuration
+        checked.table = table.lowercased()
+        self.configuration = checked
         self.logger = logger
     }
 
@@ -121,6 +127,7 @@ public final class PostgresCacheStore: CacheStore {
     /// Every user of the store shares its entries.
     public var isShared: Bool { true }
 
+    /// The entry's bytes, unless it expired; bounded by ``Configuration/timeout``.
     public func entry(named key: CacheKey) async throws -> Data? {
         try await bounded { [self] in
             try await prepared()
@@ -131,6 +138,8 @@ public final class PostgresCacheStore: CacheStore {
         }
     }
 
+    /// Inserts or replaces the entry and announces it with `NOTIFY`; `false`, storing nothing,
+    /// for an entry above ``Configuration/maximumEntrySize``. Bounded by ``Configuration/timeout``.
     public func store(_ entry: Data, named key: CacheKey) async throws -> Bool {
         guard entry.count <= configuration.maximumEntrySize else { return false }
         try await bounded { [self] () async throws -> Void in
@@ -151,6 +160,8 @@ public final class PostgresCacheStore: CacheStore {
         return true
     }
 
+    /// Deletes the entries of a scope's path, of a scope, or all of them, and announces it with
+    /// `NOTIFY`; bounded by ``Configuration/timeout``.
     public func removeEntries(scope: String?, pathDigest: String?) async throws {
         try await bounded { [self] () async throws -> Void in
             try await prepared()
@@ -378,12 +389,5 @@ public final class PostgresCacheStore: CacheStore {
     private static func seconds(_ duration: Duration) -> Double {
         let (seconds, attoseconds) = duration.components
         return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}
-
-extension PostgresCacheStore.Configuration {
-    fileprivate init(table: String, copying other: Self) {
-        self = other
-        self.table = table
     }
 }

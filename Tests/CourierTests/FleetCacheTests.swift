@@ -228,35 +228,36 @@ struct FleetCacheTests {
 
     /// Two clients in this process, each with its own connections: what one removes leaves the
     /// other's memory layer through NOTIFY.
-    @Test func memoryLayersFollowTheChangesOfOthers() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func memoryLayersFollowTheChangesOfOthers(kind: TransportKind) async throws {
         try await withDatabases(2) { server, _, databases in
             var configuration = PostgresCacheStore.Configuration()
             configuration.table = "coherent"
             configuration.timeout = .seconds(60)  // a busy machine must not turn a read into a miss here
             let caches = try databases.map { ResponseCache(store: try PostgresCacheStore(client: $0, configuration: configuration), memoryCapacity: 1 << 20) }
-            let transport = AsyncHTTPClientTransport()
-            let clients = caches.map { cache in
-                server.client(transport) {
-                    $0.cache = cache
-                    $0.cacheOption = .both
-                    $0.cacheFreshness = .http
+            try await kind.with { transport in
+                let clients = caches.map { cache in
+                    server.client(transport) {
+                        $0.cache = cache
+                        $0.cacheOption = .both
+                        $0.cacheFreshness = .http
+                    }
                 }
+                let request = Request<Data>(.get, "cached/coherent", query: ["cc": "max-age=3600"])
+                #expect(try await clients[0].send(request).source == .network)
+                #expect(try await clients[1].send(request).source == .cache)
+                // The second cache listens (its feed starts with a change of everything); then what it
+                // reads from the store stays in its memory.
+                try await waitUntil { caches[1].changesReceived > 0 }
+                #expect(try await clients[1].send(request).source == .cache)
+                let key = try clients[1].cacheKey(for: request)
+                #expect(caches[1].isInMemory(key))
+                let seen = caches[1].changesReceived
+                _ = try await clients[0].send(Request<Data>(HTTPMethod(rawValue: "PURGE"), "cached/coherent"))
+                try await waitUntil { caches[1].changesReceived > seen }
+                #expect(!caches[1].isInMemory(key))
+                #expect(try await clients[1].send(request).source == .network)
             }
-            let request = Request<Data>(.get, "cached/coherent", query: ["cc": "max-age=3600"])
-            #expect(try await clients[0].send(request).source == .network)
-            #expect(try await clients[1].send(request).source == .cache)
-            // The second cache listens (its feed starts with a change of everything); then what it
-            // reads from the store stays in its memory.
-            try await waitUntil { caches[1].changesReceived > 0 }
-            #expect(try await clients[1].send(request).source == .cache)
-            let key = try clients[1].cacheKey(for: request)
-            #expect(caches[1].isInMemory(key))
-            let seen = caches[1].changesReceived
-            _ = try await clients[0].send(Request<Data>(HTTPMethod(rawValue: "PURGE"), "cached/coherent"))
-            try await waitUntil { caches[1].changesReceived > seen }
-            #expect(!caches[1].isInMemory(key))
-            #expect(try await clients[1].send(request).source == .network)
-            try await transport.shutdown()
         }
     }
 
@@ -290,6 +291,7 @@ struct FleetCacheTests {
         #expect(throws: CourierError.self) { try PostgresCacheStore(client: database, configuration: bad) }
         for change: (inout PostgresCacheStore.Configuration) -> Void in [
             { $0.timeout = .zero }, { $0.retention = .seconds(-1) }, { $0.revalidationWait = .seconds(-1) }, { $0.maximumEntrySize = -1 },
+            { $0.timeout = .seconds(Int64.max) }, { $0.revalidationWait = .seconds(Int64.max) }, { $0.retention = .seconds(Int64.max) },
         ] {
             var wrong = PostgresCacheStore.Configuration()
             change(&wrong)
