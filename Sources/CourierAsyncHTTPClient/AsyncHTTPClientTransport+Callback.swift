@@ -55,7 +55,7 @@ extension AsyncHTTPClientTransport: CallbackTransport {
         let resend: (@Sendable () -> Void)? = mayResend
             ? { @Sendable in self.start(request, observer: observer, control: control, mayResend: false, completion: completion) } : nil
         let delegate = ResponseDelegate(transport: self, request: request, observer: observer, resend: resend, completion: completion)
-        let task = client.execute(request: wire, delegate: delegate, eventLoop: .indifferent, deadline: nil)
+        let task = (pinned.client(for: request.url) ?? client).execute(request: wire, delegate: delegate, eventLoop: .indifferent, deadline: nil)
         delegate.started(task)
         task.futureResult.whenComplete { delegate.ended($0) }
         control.attach { task.cancel() }

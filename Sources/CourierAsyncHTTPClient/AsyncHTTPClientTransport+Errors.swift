@@ -13,6 +13,7 @@ extension AsyncHTTPClientTransport {
         let url = request.url
         let host = url.hostAndPort
         if let error = error as? CourierError { return error }
+        if let mismatch = error as? PinMismatch { return .untrustedServer(url, reason: mismatch.reason, underlyingError: error) }
         if error is IdleTimeout {
             return CourierError(
                 .timedOut, "\(host) did not respond: nothing arrived for \(request.timeout.formattedSeconds) seconds.",

@@ -45,17 +45,11 @@ extension AsyncHTTPClientTransport {
 
 extension TrustPolicy {
     /// swift-nio-ssl's configuration for this policy on async-http-client, or why it cannot be
-    /// made: a certificate or key that cannot be read (never quoting the key or password), or
-    /// pins, which async-http-client gives no way to check.
+    /// made: a certificate or key that cannot be read (never quoting the key or password). Pins
+    /// are checked apart, on each connection (``PinnedConnections``).
     func tlsConfiguration() throws(CourierError) -> TLSConfiguration {
         var configuration = TLSConfiguration.makeClientConfiguration()
         guard !isSystem else { return configuration }
-        if !pins.isEmpty {
-            throw unsupported(
-                "the public-key pins", by: "AsyncHTTPClientTransport",
-                because: "async-http-client checks a server's chain inside its own TLS handshake and gives no way to see the chain or add a check "
-                    + "(swift-server/async-http-client#285); URLSessionTransport applies pins on Apple platforms")
-        }
         configuration.minimumTLSVersion = minimumTLSVersion >= .v1_3 ? .tlsv13 : .tlsv12
         if !roots.certificates.isEmpty || !roots.includesSystemRoots {
             var certificates: [NIOSSLCertificate] = []

@@ -43,10 +43,14 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         public var maximumDecompressedSize: Int = 256 << 20
         /// Whom to trust over HTTPS and the client certificate to present: the policy's roots,
         /// client identity and minimum TLS version become swift-nio-ssl's `TLSConfiguration`.
-        /// Public-key pins cannot be applied on this transport (async-http-client gives no way to
-        /// check a server's chain beside its own checks, swift-server/async-http-client#285): a
-        /// policy with pins, or a certificate or key that cannot be read, fails every request with
-        /// ``Courier/CourierError/Kind/invalidRequest`` before anything is sent.
+        /// Public-key pins are checked on each new connection to a pinned host, after the TLS
+        /// handshake and before any request is written to it; a refused connection fails its
+        /// requests with ``Courier/CourierError/Kind/untrustedServer``. Only pins on the server's
+        /// own key (scope ``Courier/TrustPolicy/PublicKeyPins/Scope/leaf``) can be checked here:
+        /// swift-nio-ssl shows async-http-client's connections the server's certificate, not the
+        /// rest of the chain. A policy with other pins, or a certificate or key that cannot be
+        /// read, fails every request with ``Courier/CourierError/Kind/invalidRequest`` before
+        /// anything is sent.
         public var trust: TrustPolicy = .system
         /// An HTTP proxy every request goes through, in a `CONNECT` tunnel (TLS to the server runs
         /// inside it), with Basic credentials when the proxy asks for them.
@@ -56,7 +60,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         public init() {}
     }
 
-    /// The underlying client.
+    /// The underlying client. Requests to hosts with public-key pins (``Configuration/trust``) go
+    /// through clients of their own that check the pins; requests sent on this one directly are
+    /// not checked.
     public let client: HTTPClient
     private let ownsClient: Bool
     let uploadChunkSize: Int
@@ -66,6 +72,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     let configurationProblem: CourierError?
     /// The TLS settings the client connects with, to word a refused chain (``ChainDiagnosis``).
     let tlsConfiguration: TLSConfiguration
+    /// The clients for hosts with public-key pins.
+    let pinned: PinnedConnections
 
     /// Creates a transport with its own `HTTPClient`.
     public init(configuration: Configuration = Configuration()) {
@@ -84,15 +92,18 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         // still cost about 30,000 instructions a request: decided once here, as Courier decides
         // for its own spans (a bootstrapped tracer keeps async-http-client's spans).
         if clientConfiguration.tracing.tracer is NoOpTracer { clientConfiguration.tracing.tracer = nil }
+        var problem: CourierError?
         do throws(CourierError) {
             if !configuration.trust.isSystem { clientConfiguration.tlsConfiguration = try configuration.trust.tlsConfiguration() }
             clientConfiguration.proxy = try configuration.proxy?.clientProxy()
-            configurationProblem = nil
+            problem = PinnedConnections.problem(with: configuration.trust)
         } catch {
-            configurationProblem = error
+            problem = error
         }
+        configurationProblem = problem
         tlsConfiguration = clientConfiguration.tlsConfiguration ?? .makeClientConfiguration()
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+        pinned = problem == nil ? PinnedConnections(configuration.trust, configuration: clientConfiguration) : PinnedConnections()
         ownsClient = true
         uploadChunkSize = configuration.uploadChunkSize
         decodesCompressedBodies = configuration.decodesCompressedBodies
@@ -109,15 +120,19 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         self.uploadChunkSize = uploadChunkSize
         self.decodesCompressedBodies = decodesCompressedBodies
         configurationProblem = nil
+        pinned = PinnedConnections()
         tlsConfiguration = .makeClientConfiguration()  // the wrapped client's own is not readable: only the wording of a refusal uses it
     }
 
     deinit {
         if ownsClient { client.shutdown { _ in } }
+        for client in pinned.all { client.shutdown { _ in } }
     }
 
-    /// Shuts down the client this transport created; does nothing for a client passed in.
+    /// Shuts down the client this transport created (and those it made for pinned hosts); does
+    /// nothing for a client passed in.
     public func shutdown() async throws {
+        for client in pinned.all { try await client.shutdown() }
         if ownsClient { try await client.shutdown() }
     }
 

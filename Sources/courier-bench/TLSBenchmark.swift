@@ -10,7 +10,8 @@ import SystemPackage
 /// async-http-client with a `TrustPolicy` (the server's self-signed certificate as the only root)
 /// against async-http-client's own API on the same `HTTPClient`, so with the same
 /// `TLSConfiguration`; concurrency 1 and 32. The sample server serves HTTPS with a certificate
-/// the `openssl` command line makes for the run.
+/// the `openssl` command line makes for the run. `tls.ahc.handshake.pins` compares new connections
+/// with the server's key pinned against the same without pins.
 struct TLSBenchmark {
     let options: BenchOptions
 
@@ -49,7 +50,36 @@ struct TLSBenchmark {
                     courier: SmallGet.courier(try SmallGet.client(base, ahc), path: "sample", expectedBytes: nil),
                     raw: SmallGet.rawAHC(ahc.client, baseURL: base, path: "sample", expectedBytes: nil)))
         }
+        if options.selects("tls.ahc.handshake.pins") {
+            try await handshakes(base: base, certificate: certificate, settings: settings)
+        }
         try await ahc.shutdown()
         await server.stop()
+    }
+
+    /// `tls.ahc.handshake.pins`: GETs that each open a new connection (`Connection: close`), so
+    /// each costs a TLS handshake, with the server's key pinned against the same without pins:
+    /// the cost of checking pins on a connection. Concurrency 1.
+    private func handshakes(base: URL, certificate: String, settings: AsyncHTTPClientTransport.Configuration) async throws {
+        guard let der = try TrustPolicy.Certificate.pemEncoded(certificate).first?.derBytes,
+              let key = SubjectPublicKeyInfo.digest(certificate: der)
+        else { throw BenchError("tls: the certificate's key could not be read") }
+        let backup = Data(repeating: 7, count: 32).base64EncodedString()
+        var pinnedSettings = settings
+        pinnedSettings.trust.pins = [try TrustPolicy.PublicKeyPins(host: "127.0.0.1", sha256: [key.base64EncodedString(), backup], scope: .leaf)]
+        let pinned = AsyncHTTPClientTransport(configuration: pinnedSettings)
+        let unpinned = AsyncHTTPClientTransport(configuration: settings)
+        func newConnectionEach(_ transport: AsyncHTTPClientTransport) throws -> @Sendable () async throws -> Void {
+            let client = try SmallGet.client(base, transport)
+            return { _ = try await client.send(Request<Data>(.get, "sample").header("Connection", "close").deduplicated(false)) }
+        }
+        let name = "tls.ahc.handshake.pins"
+        let pair = PairedMeasurement(name: name, count: options.scaled(400), concurrency: 1, rounds: options.rounds)
+        let result = try await pair.run(courier: try newConnectionEach(pinned), raw: try newConnectionEach(unpinned))
+        print(
+            "\(name) ratio=\(String(format: "%.3f", result.ratio)) pinned=\(Int(result.courier.rounded()))/s unpinned=\(Int(result.raw.rounded()))/s"
+                + " (a new connection and handshake per GET, pins on the server's key against none)")
+        try await pinned.shutdown()
+        try await unpinned.shutdown()
     }
 }

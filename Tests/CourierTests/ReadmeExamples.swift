@@ -394,6 +394,15 @@ func makeMutualTLSTransport(companyCA: String, identity: Data, password: String)
     return AsyncHTTPClientTransport(configuration: settings)
 }
 
+func makePinnedTransport(serverKey: String, backupKey: String) throws -> AsyncHTTPClientTransport {
+    var settings = AsyncHTTPClientTransport.Configuration()
+    settings.trust = TrustPolicy(pins: [
+        // The SPKI SHA-256 of the key api.example.com serves, and of a backup key kept offline.
+        try TrustPolicy.PublicKeyPins(host: "api.example.com", sha256: [serverKey, backupKey], scope: .leaf),
+    ])
+    return AsyncHTTPClientTransport(configuration: settings)
+}
+
 import Courier
 import CourierAsyncHTTPClient
 import CourierPostgres

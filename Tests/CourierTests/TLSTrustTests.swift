@@ -214,9 +214,9 @@ import Testing
         }
     }
 
-    /// What async-http-client cannot do is refused before anything is sent, and a secret never
-    /// shows in the error.
-    @Test func asyncHTTPClientRefusesPinsAndUnreadableIdentitiesBeforeSending() async throws {
+    /// What async-http-client cannot do (pins on keys other than the server's own) is refused
+    /// before anything is sent, and a secret never shows in the error.
+    @Test func asyncHTTPClientRefusesChainPinsAndUnreadableIdentitiesBeforeSending() async throws {
         try await withNginx { site in
             let digest = Data(SHA256.hash(data: try site.fixtures.data("good.spki"))).base64EncodedString()
             let backup = Data(repeating: 7, count: 32).base64EncodedString()
@@ -224,7 +224,7 @@ import Testing
             let wrongPassword = TrustPolicy(clientIdentity: .pkcs12(try site.fixtures.data("client.p12"), password: "wrong-password-4471"))
             let missingPassword = TrustPolicy(
                 clientIdentity: .pem(certificateChain: try site.fixtures.text("client.pem"), privateKey: try site.fixtures.text("client-encrypted.key")))
-            for (policy, words) in [(pinned, "#285"), (wrongPassword, "password is wrong"), (missingPassword, "password is wrong")] {
+            for (policy, words) in [(pinned, "scope .anyCertificate"), (wrongPassword, "password is wrong"), (missingPassword, "password is wrong")] {
                 try await withAsyncHTTPClient(policy) { client in
                     let error = await failure(client, site.url("good"))
                     #expect(error?.kind == .invalidRequest && error?.message.contains(words) == true, "\(String(describing: error))")
@@ -232,6 +232,51 @@ import Testing
                 }
             }
             #expect(site.lines("good").isEmpty)
+        }
+    }
+
+    /// Pins on the server's key, checked on each new connection after the handshake: the right
+    /// key passes over HTTP/2 and HTTP/1.1 (EC and RSA keys), a wrong one is refused naming the
+    /// host before any request reaches nginx, and pins for another host leave this one alone.
+    @Test func asyncHTTPClientChecksPinsOnTheServersKey() async throws {
+        try await withNginx { site in
+            let roots = try caRoots(site.fixtures)
+            let good = Data(SHA256.hash(data: try site.fixtures.data("good.spki"))).base64EncodedString()
+            let rsa = Data(SHA256.hash(data: try site.fixtures.data("rsa.spki"))).base64EncodedString()
+            let ca = Data(SHA256.hash(data: try site.fixtures.data("ca.spki"))).base64EncodedString()
+            let backup = Data(repeating: 7, count: 32).base64EncodedString()
+            func pins(_ host: String, _ digests: [String]) throws -> TrustPolicy {
+                TrustPolicy(roots: .only(roots), pins: [try TrustPolicy.PublicKeyPins(host: host, sha256: digests, scope: .leaf)])
+            }
+            try await withAsyncHTTPClient(try pins("localhost", [backup, good, rsa])) { client in
+                for _ in 0..<2 { _ = try await client.send(Request<JSONValue>(.get, site.url("good"))) }
+                _ = try await client.send(Request<JSONValue>(.get, site.url("rsa")))
+            }
+            #expect(site.lines("good").count == 2 && site.lines("good").allSatisfy { $0.contains(" HTTP/2.0 ") }, "\(site.lines("good"))")
+            #expect(site.lines("rsa").count == 1 && site.lines("rsa").allSatisfy { $0.contains(" HTTP/1.1 ") }, "\(site.lines("rsa"))")
+            // The CA's key is in the chain but is not the server's: refused, as is a backup alone.
+            for digests in [[backup, ca], [ca, backup, rsa]] {
+                try await withAsyncHTTPClient(try pins("localhost", digests)) { client in
+                    for server in ["good", "rsa"] where !digests.contains(server == "good" ? good : rsa) {
+                        let error = await failure(client, site.url(server))
+                        #expect(error?.kind == .untrustedServer && error?.classification == .insecureConnection, "\(server): \(String(describing: error))")
+                        #expect(error?.message.contains("localhost:\(site.ports[server] ?? 0)") == true, "\(String(describing: error))")
+                        #expect(error?.message.contains("none of the keys pinned for localhost") == true, "\(String(describing: error))")
+                    }
+                }
+            }
+            #expect(site.lines("good").count == 2 && site.lines("rsa").count == 1, "a refused connection carried a request")
+            // A wildcard for other hosts does not apply to localhost; plain HTTP to a pinned host is refused.
+            try await withAsyncHTTPClient(try pins("*.example.com", [backup, ca])) { client in
+                _ = try await client.send(Request<JSONValue>(.get, site.url("good")))
+            }
+            let sample = try await ImageStoreServer.start()
+            try await withAsyncHTTPClient(try pins("127.0.0.1", [backup, good])) { client in
+                let plain = await failure(client, sample.baseURL.absoluteString + "/sample")
+                #expect(plain?.kind == .untrustedServer && plain?.message.contains("over HTTPS only") == true, "\(String(describing: plain))")
+            }
+            await sample.stop()
+            #expect(site.lines("good").count == 3)
         }
     }
 
@@ -315,7 +360,8 @@ import Testing
     // MARK: - Proxies
 
     /// async-http-client through tinyproxy (Debian) with Basic credentials: HTTPS in a CONNECT
-    /// tunnel; wrong credentials are refused by the proxy and say so.
+    /// tunnel, with the server's key pinned (a wrong pin is refused inside the tunnel as well);
+    /// wrong credentials are refused by the proxy and say so.
     @Test func asyncHTTPClientGoesThroughAnAuthenticatingProxy() async throws {
         try await withNginx { site in
             let port = try ServerDocumentFuzzTests.freePort()
@@ -325,11 +371,23 @@ import Testing
             let proxy = try await ToolServer.start("tinyproxy", ["-d", "-c", configuration.path], ready: "listening on fd", port: port)
             defer { Task { await proxy.stop() } }
             let roots = try caRoots(site.fixtures)
-            try await withAsyncHTTPClient(
-                TrustPolicy(roots: .adding(roots)), proxy: .init(host: "127.0.0.1", port: port, user: "alice", password: "proxy-pass-5519")
-            ) { client in
-                let good = try await client.send(Request<JSONValue>(.get, site.url("good")))
-                #expect(good.value["ok"] == .bool(true))
+            let key = Data(SHA256.hash(data: try site.fixtures.data("good.spki"))).base64EncodedString()
+            let wrongKey = Data(SHA256.hash(data: try site.fixtures.data("ca.spki"))).base64EncodedString()
+            let backup = Data(repeating: 7, count: 32).base64EncodedString()
+            // Pins are checked inside the tunnel too: the server's key passes, another is refused.
+            for digests in [[key, backup], [wrongKey, backup]] {
+                try await withAsyncHTTPClient(
+                    TrustPolicy(roots: .adding(roots), pins: [try TrustPolicy.PublicKeyPins(host: "localhost", sha256: digests, scope: .leaf)]),
+                    proxy: .init(host: "127.0.0.1", port: port, user: "alice", password: "proxy-pass-5519")
+                ) { client in
+                    if digests.contains(key) {
+                        let good = try await client.send(Request<JSONValue>(.get, site.url("good")))
+                        #expect(good.value["ok"] == .bool(true))
+                    } else {
+                        let error = await failure(client, site.url("good"))
+                        #expect(error?.kind == .untrustedServer && error?.message.contains("pinned") == true, "\(String(describing: error))")
+                    }
+                }
             }
             #expect(proxy.output.contains("CONNECT localhost:\(site.ports["good"] ?? 0)"), "\(proxy.output.suffix(2000))")
             try await withAsyncHTTPClient(

@@ -63,9 +63,11 @@ extension TrustPolicy {
         /// Which certificates of a chain a pin may match.
         public struct Scope: Sendable, Hashable {
             let name: String
-            /// The server's own certificate only.
+            /// The server's own certificate only: checked by both transports.
             public static let leaf = Scope(name: "leaf")
             /// Any certificate of the verified chain: the server's, an intermediate or the root.
+            /// `AsyncHTTPClientTransport` cannot check it (it sees the server's certificate only)
+            /// and refuses a policy with such pins.
             public static let anyCertificate = Scope(name: "anyCertificate")
         }
     }
