@@ -213,6 +213,7 @@ let package = Package(
         .testTarget(
             name: "CourierTests",
             dependencies: [
+                "BenchWorkloads",
                 "Courier",
                 "CourierAsyncHTTPClient",
                 "CourierTesting",

@@ -223,19 +223,6 @@ enum FleetWorker {
             return low
         }
     }
-
-    /// A small seeded generator, so both runs send the same sequence.
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var value = state
-            value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-            return value ^ (value >> 31)
-        }
-    }
 }
 
 /// A PostgreSQL cluster of the benchmark's own, in a temporary directory, on a free port; stopped
@@ -259,7 +246,7 @@ struct Cluster: Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-postgres-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         if !user.isEmpty { try FileManager.default.setAttributes([.ownerAccountName: "postgres"], ofItemAtPath: directory.path) }
-        let cluster = Cluster(directory: directory, port: try freePort(), programs: programs, user: user)
+        let cluster = Cluster(directory: directory, port: try FreePort.next(), programs: programs, user: user)
         try await cluster.command("initdb", ["-D", cluster.data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"])
         try await cluster.command(
             "pg_ctl",
@@ -292,24 +279,5 @@ struct Cluster: Sendable {
         guard outcome.terminationStatus.isSuccess else {
             throw BenchError("\(program) \(arguments.last ?? "") failed (\(outcome.terminationStatus)); PostgreSQL's log: \(directory.appendingPathComponent("log").path)")
         }
-    }
-
-    private static func freePort() throws -> Int {
-        #if canImport(Glibc)
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard descriptor >= 0 else { throw BenchError("no socket for a free port") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
-        }
-        guard bound else { throw BenchError("no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -1,3 +1,4 @@
+import BenchWorkloads
 import Crypto
 import Foundation
 import Testing
@@ -45,7 +46,7 @@ import Testing
             try Self.content(seed: 1).write(to: file)
             try FileManager.default.setAttributes([.modificationDate: Self.published], ofItemAtPath: file.path)
         }
-        let port = try ServerDocumentFuzzTests.freePort()
+        let port = try FreePort.next()
         let configuration = """
                 types { application/octet-stream bin; }
                 log_format statuses '$request $status';

@@ -1,3 +1,4 @@
+import BenchWorkloads
 import Crypto
 import Foundation
 import ImageStoreServer
@@ -34,7 +35,7 @@ import Testing
         defer { fixtures.directory.remove() }
         let directory = fixtures.directory.url
         var ports: [String: Int] = [:]
-        for name in ["good", "rsa", "wronghost", "expired", "tls12"] { ports[name] = try ServerDocumentFuzzTests.freePort() }
+        for name in ["good", "rsa", "wronghost", "expired", "tls12"] { ports[name] = try FreePort.next() }
         func server(_ name: String, certificate: String, _ extra: String = "", http2: Bool = true) -> String {
             """
                 server {
@@ -287,7 +288,7 @@ import Testing
     @Test func asyncHTTPClientReportsARefusedClientCertificate() async throws {
         let fixtures = try await TLSFixtures.make()
         defer { fixtures.directory.remove() }
-        let port = try ServerDocumentFuzzTests.freePort()
+        let port = try FreePort.next()
         let directory = fixtures.directory.url.path
         let server = try await ToolServer.start(
             "openssl",
@@ -364,7 +365,7 @@ import Testing
     /// wrong credentials are refused by the proxy and say so.
     @Test func asyncHTTPClientGoesThroughAnAuthenticatingProxy() async throws {
         try await withNginx { site in
-            let port = try ServerDocumentFuzzTests.freePort()
+            let port = try FreePort.next()
             let configuration = site.fixtures.url("tinyproxy.conf")
             try Data("Port \(port)\nListen 127.0.0.1\nTimeout 60\nLogLevel Info\nMaxClients 20\nBasicAuth alice proxy-pass-5519\n".utf8)
                 .write(to: configuration)

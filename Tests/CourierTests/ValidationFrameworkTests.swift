@@ -1,3 +1,4 @@
+import BenchWorkloads
 import Courier
 import Foundation
 import ImageStoreServer
@@ -191,7 +192,7 @@ import Testing
 
     /// Random JSON values: the parser returns, whatever it is given.
     @Test func fuzzedBodiesNeverCrashTheParser() {
-        var generator = SplitMix(seed: 0x5EED_C0DE)
+        var generator = SplitMix64(seed: 0x5EED_C0DE)
         let keys = ["errors", "detail", "loc", "msg", "field", "path", "pointer", "source", "message", "invalid-params", "name", "0", "a_b", "Json", "json", "non_field_errors"]
         func value(_ depth: Int) -> JSONValue {
             switch generator.next() % (depth > 6 ? 4 : 7) {
@@ -210,18 +211,5 @@ import Testing
         var parsed = 0
         for _ in 0..<20_000 where ValidationErrorParser.parse(value(0)) != nil { parsed += 1 }
         #expect(parsed > 0, "some random bodies have a known shape")
-    }
-
-    /// A small deterministic generator, so a failing case comes back on the next run.
-    struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }

@@ -1,3 +1,4 @@
+import BenchWorkloads
 import Courier
 import Foundation
 import Logging
@@ -51,7 +52,7 @@ final class PostgresServer: Sendable {
             + ["-D", data.path, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]
         let made = try await ChildProcess.run(executable: initdb, arguments: initArguments, within: .seconds(180))
         guard made.succeeded else { throw TestTools.Missing(description: "initdb failed: \(made)") }
-        let port = try ServerDocumentFuzzTests.freePort()
+        let port = try FreePort.next()
         let server = try await launch(programs: programs, launcher: launcher, directory: directory, port: port)
         return PostgresServer(directory: directory, port: port, server: server)
     }
