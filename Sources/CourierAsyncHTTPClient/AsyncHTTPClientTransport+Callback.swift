@@ -23,14 +23,9 @@ extension AsyncHTTPClientTransport: CallbackTransport {
         _ request: TransportRequest, observer: TransferObserver,
         completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
     ) -> TransportCancellation {
-        if let configurationProblem {
-            completion(.failure(configurationProblem.at(request.url)))
-            return {}
+        ExchangeControl.start(request, refusedWith: configurationProblem, completion: completion) { control, mayResend in
+            start(request, observer: observer, control: control, mayResend: mayResend, completion: completion)
         }
-        let control = ExchangeControl()
-        let resendable = request.method.isIdempotent && request.bodyStream == nil && (request.body?.isEmpty ?? true)
-        start(request, observer: observer, control: control, mayResend: resendable, completion: completion)
-        return { control.cancel() }
     }
 
     /// One try of ``start(_:observer:completion:)``, stopped through `control`.

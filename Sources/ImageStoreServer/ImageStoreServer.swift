@@ -100,7 +100,7 @@ public final class ImageStoreServer: Sendable {
         }()
         let accounts = AccountStore(database: database, bcryptCost: configuration.bcryptCost, grace: configuration.replacedTokenGrace)
         if let demo = configuration.demoAccount {
-            try accounts.ensureAccount(email: demo.email, password: demo.password)
+            try await accounts.ensureAccount(email: demo.email, password: demo.password)
         }
         let ledger = FlakyLedger()
         let gate = HoldGate()

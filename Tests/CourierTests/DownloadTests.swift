@@ -31,6 +31,42 @@ import Testing
         }
     }
 
+    /// Every transfer with progress ends with one report of the whole body, delivered before
+    /// `download` or `send` returns: 48 downloads and 48 sends of 102,400 bytes, 8 at a time.
+    @Test(arguments: TransportKind.allCases)
+    func theFinalProgressReportArrivesBeforeTheTransferReturns(kind: TransportKind) async throws {
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        try await withServer { server in
+            try await kind.with { transport in
+                let client = server.client(transport)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for index in 0..<96 {
+                        if index >= 8 { try await group.next() }
+                        group.addTask {
+                            let reports = Locked<[TransferProgress]>([])
+                            let request = Request<Data>(.get, "bytes/102400").onDownloadProgress { progress in reports.withLock { $0.append(progress) } }
+                            let size: Int
+                            if index.isMultiple(of: 2) {
+                                let destination = directory.url.appendingPathComponent("download-\(index).bin")
+                                _ = try await client.download(request, to: destination)
+                                size = try Data(contentsOf: destination).count
+                            } else {
+                                size = try await client.send(request).data.count
+                            }
+                            let seen = reports.withLock { $0 }
+                            let whole = TransferProgress(completed: 102_400, total: 102_400)
+                            #expect(size == 102_400)
+                            #expect(seen.last == whole, "\(index.isMultiple(of: 2) ? "download" : "send") \(index): \(seen.suffix(3))")
+                            #expect(seen.filter(\.isFinished).count == 1, "\(index): one final report, not \(seen.filter(\.isFinished))")
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+        }
+    }
+
     @Test(arguments: TransportKind.allCases)
     func aFailedDownloadLeavesTheDestinationAlone(kind: TransportKind) async throws {
         let directory = try TemporaryDirectory.created()

@@ -54,6 +54,23 @@ struct EventStreamParserTests {
         #expect(parser.lastEventID == "")
     }
 
+    /// An `id:` moves the resume point only when its event is dispatched: an event cut short by
+    /// the end of the stream is dropped with its id, so a reconnect asks for it again.
+    @Test(arguments: pieceSizes)
+    func anEventCutShortDoesNotMoveTheLastEventID(size: Int) {
+        let text = "id: 4\ndata: four\n\n" + "id: 5\nevent: tick\ndata: five\ndata: more\n"
+        var (events, parser) = Self.parse(text, pieces: size)
+        #expect(events == [ServerSentEvent(type: "message", data: "four", id: "4")])
+        #expect(parser.lastEventID == "4")
+        parser.endOfStream()
+        #expect(parser.lastEventID == "4")
+        // The reconnect's stream, with no id of its own: its events carry the last dispatched id.
+        for line in ["data: again", ""] {
+            if let event = parser.take(line) { events.append(event) }
+        }
+        #expect(events.last == ServerSentEvent(type: "message", data: "again", id: "4"))
+    }
+
     /// A CR at the end of one read and an LF at the start of the next make one line end, not two
     /// (which would dispatch an event early).
     @Test func aCRLFSplitAcrossReadsIsOneLineEnd() {

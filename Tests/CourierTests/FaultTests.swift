@@ -381,16 +381,26 @@ extension FaultTests {
     }
 
     /// After a response whose framing is broken (two different `Content-Length`s), the next
-    /// request on the same client is answered: the broken connection is not reused, and nothing
-    /// reports it as the app's mistake.
-    @Test(arguments: TransportKind.allCases)
-    func theRequestAfterAFramingErrorIsAnswered(kind: TransportKind) async throws {
+    /// request on the same client, to another path, is answered: the broken connection is not
+    /// reused, and nothing reports it as the app's mistake (RFC 9112 §6.3). Two shapes: the body
+    /// as long as the longer length; and lengths 2 and 5 with a 7-byte body whose last 2 bytes
+    /// come only when the connection is used again, before the next answer (what a client that
+    /// kept the connection finds at the start of its next reply).
+    @Test(arguments: TransportKind.allCases, [false, true])
+    func theRequestAfterAFramingErrorIsAnswered(kind: TransportKind, bytesLeftOver: Bool) async throws {
         let (first, second) = try await Self.withClient(on: kind, timeout: 10, serving: { connection in
+            var leftOver = ""
             while let head = connection.readHead() {
                 if head.hasPrefix("GET /conflict") {
-                    connection.write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 10\r\n\r\n0123456789")
+                    if bytesLeftOver {
+                        connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\n01234")
+                        leftOver = "56"
+                    } else {
+                        connection.write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 10\r\n\r\n0123456789")
+                    }
                 } else {
-                    connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                    connection.write(leftOver + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                    leftOver = ""
                 }
             }
         }) { client -> (CourierError?, Result<Response<Data>, CourierError>) in
@@ -411,7 +421,7 @@ extension FaultTests {
         case .success(let response):
             #expect(response.value == Data("ok".utf8))
         case .failure(let error):
-            #expect(error.kind == .connectionLost, "\(error)")
+            Issue.record("the request after the framing error failed: \(error)")
         }
     }
 }

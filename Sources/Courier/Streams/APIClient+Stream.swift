@@ -38,11 +38,19 @@ extension APIClient {
         if configuration.resumesDownloads {
             return try await download(request, to: destination, resuming: DownloadStore.identifier(for: destination))
         }
-        return try await streaming(request) { response, record throws(CourierError) in
+        // Progress counts what reaches the file, as the resumable path does, and every report is
+        // delivered before this returns: the transport's last report can come after the body ends.
+        let progress = request.downloadProgress.map {
+            ProgressRelay(handler: $0, queue: request.callbackQueue ?? configuration.callbackQueue)
+        }
+        var plain = request
+        plain.downloadProgress = nil
+        let answer = try await streaming(plain) { response, record throws(CourierError) in
             let body = response.liveBody ?? LiveBody(whole: response.body, url: response.url)
+            let total = ResponseFraming.isEncoded(response.headers) ? nil : (try? ResponseFraming.declaredLength(response.headers, url: response.url)) ?? nil
             var failure: CourierError?
             do throws(CourierError) {
-                try await Self.write(body, to: destination)
+                try await Self.write(body, to: destination, total: total, progress: progress)
             } catch {
                 failure = error
             }
@@ -57,6 +65,8 @@ extension APIClient {
             answer.metrics = metrics
             return answer
         }
+        await progress?.flush()
+        return answer
     }
 
     /// The pipeline of a request whose 2xx body is read as it arrives: ``perform(_:record:)``
@@ -77,9 +87,10 @@ extension APIClient {
         }
     }
 
-    /// Writes a body to a file beside `destination` as it arrives, then moves it into place; the
-    /// part written is removed on failure or cancellation.
-    private static func write(_ body: LiveBody, to destination: URL) async throws(CourierError) {
+    /// Writes a body to a file beside `destination` as it arrives, reporting progress against
+    /// `total` (the last report: every byte, as the total), then moves it into place; the part
+    /// written is removed on failure or cancellation.
+    private static func write(_ body: LiveBody, to destination: URL, total: Int64?, progress: ProgressRelay?) async throws(CourierError) {
         var file: PartialDownload
         do {
             file = try PartialDownload(for: destination)
@@ -87,11 +98,16 @@ extension APIClient {
             body.stop()
             throw CourierError.wrap(error, url: destination)
         }
+        var written: Int64 = 0
+        progress?.report(TransferProgress(completed: 0, total: total))
         do {
             while let piece = try await body.next() {
                 try file.write(piece)
+                written += Int64(piece.count)
+                progress?.report(TransferProgress(completed: total.map { min(written, $0) } ?? written, total: total))
             }
             try file.commit()
+            progress?.report(TransferProgress(completed: written, total: written))
         } catch {
             body.stop()
             file.discard()

@@ -27,14 +27,19 @@ package struct EventStreamParser: Sendable {
     private var type = ""
     private var data = ""
     private var hasData = false
-    /// The last event ID buffer: kept across events.
+    /// The last event ID string: the last event ID buffer as the latest dispatch found it, which a
+    /// reconnect sends as `Last-Event-ID`. An event cut short never moves it.
     package private(set) var lastEventID = ""
+    /// The last event ID buffer: set by each `id:` field, kept across events, and made the last
+    /// event ID string at the next blank line.
+    private var idBuffer = ""
     /// The reconnection time the stream asked for (`retry:`), in milliseconds.
     package private(set) var retry: Int?
     private var atStart = true
 
     package init(lastEventID: String = "") {
         self.lastEventID = lastEventID
+        self.idBuffer = lastEventID
     }
 
     /// Takes one line (without its end); returns the event it dispatches, if any.
@@ -64,7 +69,7 @@ package struct EventStreamParser: Sendable {
             data += value
             hasData = true
         case "id":
-            if !value.utf8.contains(0) { lastEventID = String(value) }
+            if !value.utf8.contains(0) { idBuffer = String(value) }
         case "retry":
             if !value.isEmpty, value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
                 retry = Int(value) ?? Int.max  // digits past Int's range: as long as it gets
@@ -75,9 +80,10 @@ package struct EventStreamParser: Sendable {
         return nil
     }
 
-    /// The end of the stream: an event not ended by a blank line is dropped, and the next stream
-    /// (a reconnect) starts afresh but for the last event ID.
+    /// The end of the stream: an event not ended by a blank line is dropped, its `id:` with it, and
+    /// the next stream (a reconnect) starts afresh but for the last event ID of a dispatched event.
     package mutating func endOfStream() {
+        idBuffer = lastEventID
         type = ""
         data = ""
         hasData = false
@@ -85,6 +91,7 @@ package struct EventStreamParser: Sendable {
     }
 
     private mutating func dispatch() -> ServerSentEvent? {
+        lastEventID = idBuffer  // even when no data makes an event of it, as the standard says
         defer {
             type = ""
             data = ""

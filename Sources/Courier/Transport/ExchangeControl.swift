@@ -28,6 +28,24 @@ package final class ExchangeControl: Sendable {
         }?()
     }
 
+    /// The opening every transport's start shares: fails at once with `problem` (a policy the
+    /// transport cannot apply), else runs the first try with a control that stops whichever try
+    /// is under way, and whether the request may be sent once more after its connection failed
+    /// before any of its answer came (an idempotent request without a body, RFC 9110 §9.2.2).
+    package static func start(
+        _ request: TransportRequest, refusedWith problem: CourierError?,
+        completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void,
+        firstTry: (_ control: ExchangeControl, _ mayResend: Bool) -> Void
+    ) -> TransportCancellation {
+        if let problem {
+            completion(.failure(problem.at(request.url)))
+            return {}
+        }
+        let control = ExchangeControl()
+        firstTry(control, request.method.isIdempotent && request.bodyStream == nil && (request.body?.isEmpty ?? true))
+        return { control.cancel() }
+    }
+
     /// ``HTTPTransport/send(_:observer:)`` on a transport's start: runs `start` and waits for its
     /// completion; cancelling the calling task stops the exchange, which then completes with a
     /// ``CourierError/Kind/cancelled`` error.

@@ -53,6 +53,9 @@ final class URLSessionExchange: Sendable {
         self.resumeTask = resumeTask
     }
 
+    /// Whether the response head arrived.
+    var headArrived: Bool { state.withLock { $0.response != nil } }
+
     /// Stores the completion, or calls it at once if the exchange already ended.
     func attach(_ completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void) {
         let early: Result<TransportResponse, any Error>? = state.withLock { state in

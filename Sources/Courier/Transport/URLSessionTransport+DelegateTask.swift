@@ -13,28 +13,56 @@ extension URLSessionTransport: CallbackTransport {
     /// queue: `URLSessionTask.cancel()` may wait for the session's work queue, which must never
     /// wait on the Swift task whose cancellation handler is running (a deadlock seen with
     /// Foundation's own `data(for:)` when a cancellation races the completion).
+    ///
+    /// An idempotent request without a body that gets a reply libcurl cannot read before any of
+    /// its answer arrived (what a kept-alive connection left with bytes of an earlier, badly framed
+    /// answer gives the request that reuses it) is sent once more: libcurl closes the connection
+    /// after such a reply, so the second try goes on a new one (RFC 9110 §9.2.2).
     package func start(
         _ request: TransportRequest, observer: TransferObserver,
         completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
     ) -> TransportCancellation {
-        if let configurationProblem {
-            completion(.failure(configurationProblem.at(request.url)))
-            return {}
+        ExchangeControl.start(request, refusedWith: configurationProblem, completion: completion) { control, mayResend in
+            start(request, observer: observer, control: control, mayResend: mayResend, completion: completion)
         }
+    }
+
+    /// One try of ``start(_:observer:completion:)``, stopped through `control`.
+    private func start(
+        _ request: TransportRequest, observer: TransferObserver, control: ExchangeControl, mayResend: Bool,
+        completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
+    ) {
         let task: URLSessionTask
         let exchange: URLSessionExchange
         do {
             (task, exchange) = try makeTask(Self.urlRequest(for: request), request: request, observer: observer)
         } catch {
             completion(.failure(error))
-            return {}
+            return
         }
-        exchange.attach(completion)
-        task.resume()
-        return {
+        exchange.attach { result in
+            if mayResend, case .failure(let error) = result, !exchange.headArrived, Self.isUnreadableReply(error) {
+                self.start(request, observer: observer, control: control, mayResend: false, completion: completion)
+            } else {
+                completion(result)
+            }
+        }
+        control.attach {
             exchange.finish(.failure(CourierError.cancelled(request.url)))
             exchange.cancelTask()
         }
+        task.resume()
+    }
+
+    /// Whether `error` is a reply libcurl could not read as HTTP (an unknown protocol version, a
+    /// weird reply, a bad status line): what the leftover bytes of a badly framed answer give the
+    /// next request on that connection.
+    static func isUnreadableReply(_ error: any Error) -> Bool {
+        guard let courier = error as? CourierError, let cause = courier.underlyingError else { return false }
+        let nsError = cause as NSError
+        guard nsError.domain == NSURLErrorDomain else { return false }
+        return nsError.code == NSURLErrorUnsupportedURL || nsError.code == NSURLErrorBadServerResponse
+            || isMalformedAnswer(nsError.localizedDescription)
     }
 
     /// The session task for `request` (upload, streamed or data task) and the exchange its

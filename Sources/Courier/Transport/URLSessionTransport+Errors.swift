@@ -25,15 +25,17 @@ extension URLSessionTransport {
                 url: url, underlyingError: error)
         case NSURLErrorNotConnectedToInternet, NSURLErrorDataNotAllowed, NSURLErrorInternationalRoamingOff:
             return CourierError(.notConnectedToInternet, "The device is offline: check the network connection.", url: url, underlyingError: error)
-        case NSURLErrorBadURL, NSURLErrorUnsupportedURL:
-            return CourierError(.invalidURL, "The URL \(url.absoluteString) cannot be loaded.", url: url, underlyingError: error)
         case _ where detail.lowercased().contains("out of memory"):
             // libcurl's words for a response header over its 100 KB limit.
             return CourierError(
                 .invalidResponse, "\(host) sent an answer too large to read (a response header over libcurl's 100 KB limit); nothing of it was used.",
                 url: url, underlyingError: error)
         case _ where isMalformedAnswer(detail):
+            // Before the URL errors: libcurl reports a reply it cannot read as HTTP ("Received
+            // HTTP/0.9 when not allowed") under NSURLErrorUnsupportedURL.
             return CourierError(.invalidResponse, "\(host) sent an answer that breaks HTTP's rules (\(detail)); nothing of it was used.", url: url, underlyingError: error)
+        case NSURLErrorBadURL, NSURLErrorUnsupportedURL:
+            return CourierError(.invalidURL, "The URL \(url.absoluteString) cannot be loaded.", url: url, underlyingError: error)
         case NSURLErrorServerCertificateUntrusted, NSURLErrorServerCertificateHasBadDate, NSURLErrorServerCertificateHasUnknownRoot,
             NSURLErrorServerCertificateNotYetValid:
             return .untrustedServer(url, reason: "its certificate is not trusted (\(detail))", underlyingError: error)
@@ -63,9 +65,9 @@ extension URLSessionTransport {
     }
 
     /// Whether libcurl's words describe a malformed answer rather than a broken connection.
-    private static func isMalformedAnswer(_ detail: String) -> Bool {
+    static func isMalformedAnswer(_ detail: String) -> Bool {
         let text = detail.lowercased()
-        return ["chunk", "header", "weird server reply", "unsupported http version", "encoding", "content-length", "invalid status line"]
+        return ["chunk", "header", "weird server reply", "unsupported http version", "http/0.9", "encoding", "content-length", "invalid status line"]
             .contains { text.contains($0) }
     }
 }

@@ -68,7 +68,9 @@ extension CassetteEntry {
                 guard let bytes = Data(base64Encoded: base64) else { throw problem("has a request body in _base64 that is not base64") }
                 request.body = bytes
             } else if !postData.text.isEmpty {
-                request.body = HARBodyText.bytes(postData.text, mimeType: postData.mimeType.isEmpty ? request.headers["Content-Type"] ?? "" : postData.mimeType)
+                request.body = HARBodyText.bytes(
+                    postData.text, mimeType: postData.mimeType.isEmpty ? request.headers["Content-Type"] ?? "" : postData.mimeType,
+                    lengths: entry.request.bodySize > 0 ? [entry.request.bodySize] : [])
             }
         }
         var headers = Self.headers(response.headers)
@@ -81,7 +83,7 @@ extension CassetteEntry {
             body = bytes
         } else {
             let mimeType = headers["Content-Type"] ?? response.content.mimeType
-            body = HARBodyText.bytes(response.content.text, mimeType: mimeType)
+            body = HARBodyText.bytes(response.content.text, mimeType: mimeType, lengths: response.content.decodedLengths)
         }
         // Browsers write the body decoded beside the `Content-Encoding` it came in: replayed as a
         // transport that decoded it hands it on, without the fields that described the encoded bytes.

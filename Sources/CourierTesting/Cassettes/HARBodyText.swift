@@ -3,16 +3,29 @@ import Foundation
 
 /// How a body's bytes and a HAR `text` field turn into each other.
 ///
-/// HAR keeps bodies as decoded text. Reading one back needs the charset the writer decoded with:
-/// the `Content-Type`'s `charset`, else UTF-8 for JSON, else ISO 8859-1 (as mitmproxy writes and
-/// reads them). Courier writes a body as text only when reading it back this way gives the same
-/// bytes; any other body is written base64-encoded.
+/// HAR keeps bodies as decoded text. Reading one back needs the charset the writer decoded with,
+/// which a file does not say unless the type has a `charset`. Writers differ: browsers decode text
+/// as UTF-8 and keep a binary type's bytes one character each, mitmproxy decodes with the type's
+/// charset, else UTF-8 for JSON, else ISO 8859-1 (as Courier writes them too). The length the file
+/// gives the body (`content.size`, the decoded length; mitmproxy's is the encoded one, with the
+/// difference in `compression`) tells which; without it, textual types read as UTF-8. Courier
+/// writes a body as text only when reading it back this way gives the same bytes; any other body
+/// is written base64-encoded.
 enum HARBodyText {
-    /// The bytes `text` stands for under `mimeType`.
-    static func bytes(_ text: String, mimeType: String) -> Data {
-        let encoding = charset(of: mimeType)
-        if let data = text.data(using: encoding) { return data }
-        return Data(text.utf8)  // a character the charset cannot hold: the writer did not use it
+    /// The bytes `text` stands for under `mimeType`, written by a tool that gave the body one of
+    /// `lengths` (none when the file gives none): the type's `charset` when it has one; else
+    /// UTF-8 when that has one of the lengths, else ISO 8859-1 when that has one of them; else
+    /// UTF-8 for a textual type (text, JSON, JavaScript, XML), else ISO 8859-1 when every
+    /// character fits in it, else UTF-8.
+    static func bytes(_ text: String, mimeType: String, lengths: [Int] = []) -> Data {
+        if let encoding = declaredCharset(of: mimeType) {
+            return text.data(using: encoding) ?? Data(text.utf8)  // a character the charset cannot hold: the writer did not use it
+        }
+        let utf8 = Data(text.utf8)
+        if lengths.contains(utf8.count) { return utf8 }
+        guard let latin1 = text.data(using: .isoLatin1) else { return utf8 }
+        if lengths.contains(latin1.count) { return latin1 }
+        return isTextual(mimeType) ? utf8 : latin1
     }
 
     /// How a body is written as a HAR `text` field.
@@ -85,10 +98,16 @@ enum HARBodyText {
             || ["json", "xml", "javascript", "x-www-form-urlencoded", "graphql"].contains { ASCIISearch.contains($0, in: mimeType) }
     }
 
-    /// The charset of `mimeType`: its `charset` parameter, else UTF-8 for JSON, else ISO 8859-1.
+    /// The charset Courier writes `mimeType`'s text in: its `charset` parameter, else UTF-8 for
+    /// JSON, else ISO 8859-1.
     static func charset(of mimeType: String) -> String.Encoding {
+        declaredCharset(of: mimeType) ?? (ASCIISearch.contains("json", in: mimeType) ? .utf8 : .isoLatin1)
+    }
+
+    /// The `charset` parameter of `mimeType`, if it has one (an unknown one reads as UTF-8).
+    static func declaredCharset(of mimeType: String) -> String.Encoding? {
         // Most types have no parameters: no lowercased copy and no split for them.
-        guard mimeType.utf8.contains(UInt8(ascii: ";")) else { return ASCIISearch.contains("json", in: mimeType) ? .utf8 : .isoLatin1 }
+        guard mimeType.utf8.contains(UInt8(ascii: ";")) else { return nil }
         let lowered = mimeType.lowercased()
         for parameter in lowered.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1).map(unquoted)
@@ -104,7 +123,7 @@ enum HARBodyText {
             default: return .utf8
             }
         }
-        return ASCIISearch.contains("json", in: lowered) ? .utf8 : .isoLatin1
+        return nil
     }
 
     /// A parameter's name or value without the spaces and quotes around it.

@@ -178,9 +178,19 @@ struct HARContent: Decodable, Sendable {
     var mimeType: String
     var text: String
     var encoding: String?
+    /// The bytes a content coding saved, as the writer counts them (`nil` when the file has none).
+    var compression: Int?
 
     enum CodingKeys: String, CodingKey {
-        case size, mimeType, text, encoding
+        case size, mimeType, text, encoding, compression
+    }
+
+    /// The lengths the writer may have given the decoded body: `size` (HAR 1.2 and the browsers),
+    /// and `size + compression` (mitmproxy, whose `size` is the encoded body's).
+    var decodedLengths: [Int] {
+        guard size > 0 else { return [] }
+        guard let compression, compression > 0 else { return [size] }
+        return [size, size + compression]
     }
 
     init(size: Int, mimeType: String, text: String, encoding: String?) {
@@ -196,6 +206,7 @@ struct HARContent: Decodable, Sendable {
         mimeType = try container.decodeIfPresent(String.self, forKey: .mimeType) ?? ""
         text = try container.decodeIfPresent(String.self, forKey: .text) ?? ""
         encoding = try container.decodeIfPresent(String.self, forKey: .encoding)
+        compression = try? container.decodeIfPresent(Int.self, forKey: .compression)
     }
 }
 

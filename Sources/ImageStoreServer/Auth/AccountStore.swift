@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import GRDB
 import HummingbirdBcrypt
+import NIOPosix
 
 /// Accounts and devise-style rotating tokens in the server's database.
 ///
@@ -50,7 +51,7 @@ struct AccountStore: Sendable {
             fields["email", default: []].append("has already been taken")
         }
         guard fields.isEmpty else { throw Invalid(fields: fields) }
-        let hash = Bcrypt.hash(password, cost: bcryptCost)
+        let hash = try await hashed(password)
         let userID = try await database.queue.write { db -> Int64 in
             try db.execute(sql: "INSERT INTO user (email, name, passwordHash, createdAt) VALUES (?, ?, ?, ?)", arguments: [email, name, hash, Date()])
             return db.lastInsertedRowID
@@ -58,12 +59,21 @@ struct AccountStore: Sendable {
         return try await issue(userID: userID, email: email, name: name, client: nil)
     }
 
+    /// The bcrypt hash of `password`. bcrypt is slow by design, so it runs on NIO's thread pool:
+    /// on a thread of the concurrency pool (two on two cores) it would hold back every other task
+    /// of the process, in-process servers' handlers and their clients' tests included, for as
+    /// long as it takes.
+    private func hashed(_ password: String) async throws -> String {
+        let cost = bcryptCost
+        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
+    }
+
     /// Ensures an account exists (for the demo account).
-    func ensureAccount(email: String, password: String) throws {
-        let exists = try database.queue.read { db in try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE email = ?", arguments: [email]) } ?? false
+    func ensureAccount(email: String, password: String) async throws {
+        let exists = try await database.queue.read { db in try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE email = ?", arguments: [email]) } ?? false
         guard !exists else { return }
-        let hash = Bcrypt.hash(password, cost: bcryptCost)
-        try database.queue.write { db in
+        let hash = try await hashed(password)
+        try await database.queue.write { db in
             try db.execute(sql: "INSERT INTO user (email, name, passwordHash, createdAt) VALUES (?, ?, ?, ?)", arguments: [email, "Demo", hash, Date()])
         }
     }
@@ -75,7 +85,7 @@ struct AccountStore: Sendable {
             try Row.fetchOne(db, sql: "SELECT id, name, passwordHash FROM user WHERE email = ?", arguments: [email])
                 .map { ($0["id"], $0["name"], $0["passwordHash"]) }
         }
-        guard let user = found, Bcrypt.verify(password, hash: user.hash) else { return nil }
+        guard let user = found, try await NIOThreadPool.singleton.runIfActive({ Bcrypt.verify(password, hash: user.hash) }) else { return nil }
         return try await issue(userID: user.id, email: email, name: user.name, client: nil)
     }
 

@@ -1,3 +1,5 @@
+import NIOCore
+
 /// Refuses a multipart body that would crash MultipartKit's parser (4.7.1): it looks a header
 /// name's bytes up in a 128-entry table, so a byte of 0x80 or more in a part's header name ends
 /// the process ("Index out of range") instead of failing the parse. Fed the same chunks as the
@@ -39,6 +41,17 @@ package struct MultipartHeaderGuard {
 
     /// Reads the next bytes of the body; `false` when a header name holds a byte the parser cannot take.
     package mutating func accepts(_ bytes: some Sequence<UInt8>) -> Bool {
+        Array(bytes).withUnsafeBytes { accepts(bytes: $0) }
+    }
+
+    /// Reads the next bytes of the body (a chunk as it arrived, without a copy).
+    package mutating func accepts(_ buffer: ByteBuffer) -> Bool {
+        buffer.withUnsafeReadableBytes { accepts(bytes: $0) }
+    }
+
+    /// The scan, over bytes of one concrete type: every byte of an upload passes here, and a
+    /// generic sequence costs a call per byte where the compiler does not specialise it.
+    private mutating func accepts(bytes: UnsafeRawBufferPointer) -> Bool {
         for byte in bytes {
             switch state {
             case .searching(var matched):

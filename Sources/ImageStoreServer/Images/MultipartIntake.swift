@@ -95,11 +95,15 @@ struct MultipartIntake {
         }
         do {
             for try await chunk in request.body {
-                guard headerGuard.accepts(chunk.readableBytesView) else {
+                guard headerGuard.accepts(chunk) else {
                     throw Failure.malformed("a part's header name holds a byte that is not ASCII")
                 }
                 try parser.execute(chunk)
                 if let part = collector.overflow { throw Failure.tooLarge(part: part, limit: keepLimit) }
+                // Chunks that have already arrived are handed over without suspending: without a
+                // yield, parsing a large upload keeps a thread of the concurrency pool (two on two
+                // cores) from every other task of the process until the body ends.
+                await Task.yield()
             }
         } catch let failure as Failure {
             throw failure

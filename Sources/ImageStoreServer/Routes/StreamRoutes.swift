@@ -7,7 +7,8 @@ import Hummingbird
 ///   `{"n": id}`, `?interval=` milliseconds apart (0 by default). A request with `Last-Event-ID: k`
 ///   resumes at k+1; one past the last event gets 204 (no more). `?retry=` sends a `retry:` field
 ///   first; `?dropAfter=` cuts the connection (no end of the chunked body) after that many events
-///   of this connection, as a network drop would.
+///   of this connection, as a network drop would, part way through the next event (its `id:`,
+///   `event:` and `data:` lines sent, not the blank line that would dispatch it).
 /// - `GET /ndjson`: `count` lines of NDJSON (`application/x-ndjson`), `{"item_id": i, "display_name": "item i"}`.
 /// - `POST /chat/completions`: an imitation of a streaming AI chat completion (the
 ///   `text/event-stream` shape such APIs use): one `chat.completion.chunk` event per word of an
@@ -34,7 +35,10 @@ struct StreamRoutes: Sendable {
             if let retry { try await writer.write(ByteBuffer(string: "retry: \(retry)\n\n")) }
             var sent = 0
             for id in (last + 1)...count {
-                if let dropAfter, sent >= dropAfter { throw Dropped() }
+                if let dropAfter, sent >= dropAfter {
+                    try await writer.write(ByteBuffer(string: "id: \(id)\nevent: tick\ndata: {\"n\": \(id)}\n"))
+                    throw Dropped()
+                }
                 if interval > 0, sent > 0 { try await Task.sleep(for: .milliseconds(interval)) }  // the pace of the stream
                 try await writer.write(ByteBuffer(string: "id: \(id)\nevent: tick\ndata: {\"n\": \(id)}\n\n"))
                 sent += 1

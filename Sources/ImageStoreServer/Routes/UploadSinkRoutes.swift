@@ -30,6 +30,7 @@ struct UploadSinkRoutes: Sendable {
         for try await chunk in request.body {
             size += chunk.readableBytes
             chunk.withUnsafeReadableBytes { hash.update(bufferPointer: $0) }
+            await Task.yield()  // a large body must not keep a pool thread from the process's other tasks
         }
         let digest = hash.finalize().hex
         return try jsonResponse(RawSummary(size: size, sha256: digest, contentType: request.headers[.contentType]))

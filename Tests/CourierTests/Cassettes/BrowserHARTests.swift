@@ -83,6 +83,62 @@ import Testing
         print("HAR fixture \(fixture.writer): 2 of \(fixture.answered) answered entries replayed; 1 entry without a response replayed as a failure")
     }
 
+    /// A body kept as text replays as the bytes its writer decoded, told by the length the file
+    /// gives it: Firefox's and Safari's UTF-8 script with no charset (written decoded beside
+    /// `Content-Encoding: gzip`), Chrome's binary type kept one byte a character, mitmproxy's
+    /// ISO 8859-1 page with its encoded length and `compression`, and a textual body with no
+    /// length (UTF-8).
+    @Test func textBodiesReplayAsTheBytesTheirWriterDecoded() async throws {
+        let script = "/*! clipboard.js © Zeno Rocha */ var a = 1;\n"
+        let scriptBytes = Data(script.utf8)
+        let binary = (0..<256).map { Character(Unicode.Scalar(UInt8($0))) }.filter { $0 != "\u{0}" }
+        let binaryText = String(binary)
+        let binaryBytes = Data((1..<256).map { UInt8($0) })
+        let page = "<p>Olá, café</p>"
+        let pageLatin1 = try #require(page.data(using: .isoLatin1))
+        func escaped(_ text: String) -> String {
+            var json = ""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": json += "\\\""
+                case "\\": json += "\\\\"
+                case _ where scalar.value < 0x20 || scalar.value == 0x7F: json += String(format: "\\u%04x", scalar.value)
+                default: json.unicodeScalars.append(scalar)
+                }
+            }
+            return json
+        }
+        // path, response headers, content (as the writer writes it), the bytes that must replay
+        let cases: [(String, String, String, Data)] = [
+            ("firefox.js", #"{"name": "Content-Type", "value": "text/javascript"}, {"name": "Content-Encoding", "value": "gzip"}"#,
+             #"{"mimeType": "text/javascript", "size": \#(scriptBytes.count), "text": "\#(escaped(script))"}"#, scriptBytes),
+            ("safari.js", #"{"name": "Content-Type", "value": "text/javascript"}"#,
+             #"{"size": \#(scriptBytes.count), "compression": 0, "mimeType": "text/javascript", "text": "\#(escaped(script))"}"#, scriptBytes),
+            ("chrome.bin", #"{"name": "content-type", "value": "application/vnd.google.octet-stream-compressible"}"#,
+             #"{"size": \#(binaryBytes.count), "mimeType": "application/vnd.google.octet-stream-compressible", "text": "\#(escaped(binaryText))"}"#, binaryBytes),
+            ("mitmproxy.html", #"{"name": "Content-Type", "value": "text/html"}, {"name": "Content-Encoding", "value": "gzip"}"#,
+             #"{"size": 10, "compression": \#(pageLatin1.count - 10), "mimeType": "text/html", "text": "\#(escaped(page))"}"#, pageLatin1),
+            ("nosize.txt", #"{"name": "Content-Type", "value": "text/plain"}"#,
+             #"{"mimeType": "text/plain", "text": "\#(escaped(page))"}"#, Data(page.utf8)),
+        ]
+        let entries = cases.map { path, headers, content, _ in
+            """
+            {"startedDateTime": "2026-11-20T10:00:00.000Z", "time": 1, "timings": {"send": 0, "wait": 1, "receive": 0},
+             "request": {"method": "GET", "url": "https://files.example/\(path)", "httpVersion": "HTTP/1.1", "headers": [], "queryString": [], "cookies": [], "headersSize": -1, "bodySize": 0},
+             "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1", "headers": [\(headers)], "cookies": [], "content": \(content),
+               "redirectURL": "", "headersSize": -1, "bodySize": -1}}
+            """
+        }
+        let text = #"{"log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": ["# + entries.joined(separator: ",") + "]}}"
+        let fixture = BrowserHARFixtures.Fixture(writer: "each browser's shape", text: text, origin: "https://files.example", answered: cases.count)
+        let (client, _, directory) = try replaying(fixture)
+        defer { directory.remove() }
+        for (path, _, _, expected) in cases {
+            let body = try await client.send(Request<Data>(.get, path)).data
+            #expect(body == expected, "\(path): \(body.count) bytes replayed, \(expected.count) written")
+        }
+    }
+
     /// A site's root is `/` however it is asked for: `""` and `"/"` on a base URL without a path
     /// send and record `https://host/`, and match an entry recorded as `https://host` too.
     @Test func aSitesRootIsSlashWhateverTheRequestSays() throws {

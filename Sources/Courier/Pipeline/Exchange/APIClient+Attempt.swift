@@ -118,8 +118,9 @@ package protocol InFlightWatcher: Sendable {
 /// array the exchange allocates, and the result is kept only for a caller that has not come to
 /// wait yet.
 final class SharedExchange: Sendable {
-    /// A caller of the exchange: its progress observer, and whether it is owed the one final
-    /// download report of an exchange that reports no progress.
+    /// A caller of the exchange: its progress observer, and whether it is owed the final download
+    /// report when the exchange ends (every caller that joined; the first gets it from the
+    /// transport).
     final class Caller: WaitingRoomGuest {
         let observer: TransferObserver
         let reportsFinal: Bool
@@ -138,7 +139,10 @@ final class SharedExchange: Sendable {
             return Caller(observer: observer, reportsFinal: reportsFinal)
         }
 
-        /// The one download report of a caller whose exchange reported none: the whole body.
+        /// The final download report of a caller that joined: the whole body. A joiner may have
+        /// come after the last piece was reported, or to an exchange that reports no progress;
+        /// one that had the transport's final report already gets nothing twice (its relay keeps
+        /// no report after the final one).
         func arrive(with outcome: Result<TransportResponse, any Error>) {
             guard reportsFinal, let download = observer.download, case .success(let response) = outcome else { return }
             let count = Int64(response.body.count)
@@ -147,8 +151,6 @@ final class SharedExchange: Sendable {
     }
 
     private let room: WaitingRoom<Caller>
-    /// Whether the exchange reports download progress to its callers (its first caller asked).
-    private let reportsDownload: Bool
     /// The table the exchange leaves when it ends, and its key there (kept here rather than in a
     /// completion closure: one allocation less per exchange).
     private let table: InFlightExchanges
@@ -157,7 +159,6 @@ final class SharedExchange: Sendable {
     /// An exchange for `key` in `table`, whose first place, number 0, is taken by a caller with
     /// `observer`.
     init(key: ExchangeKey, table: InFlightExchanges, first observer: TransferObserver) {
-        reportsDownload = observer.download != nil
         room = WaitingRoom(first: Caller.with(observer: observer, reportsFinal: false), closesWhenEmpty: true)
         self.key = key
         self.table = table
@@ -168,7 +169,7 @@ final class SharedExchange: Sendable {
     /// was delivered is a new request, not a copy of one in flight (the exchange leaves
     /// ``InFlightExchanges`` a moment after it ends, and a caller can arrive in that moment).
     func reserve(observer: TransferObserver) -> Int? {
-        room.enter(Caller.with(observer: observer, reportsFinal: !reportsDownload))
+        room.enter(Caller.with(observer: observer, reportsFinal: true))
     }
 
     /// The observer to give the transport: it reports progress only when the first caller asked
