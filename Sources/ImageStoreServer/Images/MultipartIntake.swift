@@ -93,6 +93,7 @@ struct MultipartIntake {
             collector.hasher = SHA256()
             collector.inPart = false
         }
+        var parsed = 0
         do {
             for try await chunk in request.body {
                 guard headerGuard.accepts(chunk) else {
@@ -100,10 +101,15 @@ struct MultipartIntake {
                 }
                 try parser.execute(chunk)
                 if let part = collector.overflow { throw Failure.tooLarge(part: part, limit: keepLimit) }
-                // Chunks that have already arrived are handed over without suspending: without a
-                // yield, parsing a large upload keeps a thread of the concurrency pool (two on two
-                // cores) from every other task of the process until the body ends.
-                await Task.yield()
+                // Chunks that have already arrived are handed over without suspending: a large upload
+                // would keep a thread of the concurrency pool (two on two cores) from every other task
+                // of the process until its body ends. A yield per MiB bounds that; one per chunk
+                // would send the upload to the back of the queue dozens of times.
+                parsed += chunk.readableBytes
+                if parsed >= 1 << 20 {
+                    parsed = 0
+                    await Task.yield()
+                }
             }
         } catch let failure as Failure {
             throw failure

@@ -160,7 +160,6 @@ struct ResilienceRoutes {
                 let piece = ByteBuffer(bytes: (offset..<(offset + size)).map { Self.patternByte($0, shift: shift) })
                 try await writer.write(piece)
                 ledger.add(size, to: "ranged/\(count)/bytes")
-                await Task.yield()  // a write the channel takes at once does not suspend: let other tasks run
                 if let pace { try await Task.sleep(for: pace) }
                 offset += size
                 sent += size

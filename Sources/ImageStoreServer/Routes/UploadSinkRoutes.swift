@@ -30,7 +30,9 @@ struct UploadSinkRoutes: Sendable {
         for try await chunk in request.body {
             size += chunk.readableBytes
             chunk.withUnsafeReadableBytes { hash.update(bufferPointer: $0) }
-            await Task.yield()  // a large body must not keep a pool thread from the process's other tasks
+            // A large body must not keep a thread of the concurrency pool from the process's other
+            // tasks until it ends (chunks already arrived do not suspend): a yield per MiB.
+            if size / (1 << 20) != (size - chunk.readableBytes) / (1 << 20) { await Task.yield() }
         }
         let digest = hash.finalize().hex
         return try jsonResponse(RawSummary(size: size, sha256: digest, contentType: request.headers[.contentType]))
