@@ -65,25 +65,33 @@ enum TestTools {
     /// Where `program` is (installing `test-servers` first if this clone lacks it), as
     /// `Scripts/install-test-tools.sh --where` says; asked once per process.
     static func program(_ program: Program) async throws -> URL {
-        let asking = places.withLock { places in
-            if let running = places[program] { return running }
-            let running = Task { () throws -> URL in
-                let outcome = try await underLock {
-                    try await ChildProcess.run(executable: URL(fileURLWithPath: "/bin/bash"), arguments: [script.path, "--where", program.rawValue], within: .seconds(1200))
-                }
-                let path = outcome.output.split(separator: "\n").last.map(String.init) ?? ""
-                guard outcome.succeeded, !path.isEmpty, FileManager.default.fileExists(atPath: path) else {
-                    throw Missing(description: "Scripts/install-test-tools.sh --where \(program.rawValue) could not give this test its \(program.rawValue): \(outcome)")
-                }
-                return URL(fileURLWithPath: path)
+        try await once(program, in: places) {
+            let outcome = try await underLock {
+                try await ChildProcess.run(executable: URL(fileURLWithPath: "/bin/bash"), arguments: [script.path, "--where", program.rawValue], within: .seconds(1200))
             }
-            places[program] = running
+            let path = outcome.output.split(separator: "\n").last.map(String.init) ?? ""
+            guard outcome.succeeded, !path.isEmpty, FileManager.default.fileExists(atPath: path) else {
+                throw Missing(description: "Scripts/install-test-tools.sh --where \(program.rawValue) could not give this test its \(program.rawValue): \(outcome)")
+            }
+            return URL(fileURLWithPath: path)
+        }
+    }
+
+    /// Runs `work` once per `key` in this process: every caller waits for the same run; a failed
+    /// run is tried again by the next caller.
+    private static func once<Key: Hashable & Sendable, Value: Sendable>(
+        _ key: Key, in table: Locked<[Key: Task<Value, any Error>]>, _ work: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
+        let running = table.withLock { table in
+            if let running = table[key] { return running }
+            let running = Task { try await work() }
+            table[key] = running
             return running
         }
         do {
-            return try await asking.value
+            return try await running.value
         } catch {
-            places.withLock { places in if places[program] == asking { places[program] = nil } }
+            table.withLock { table in if table[key] == running { table[key] = nil } }
             throw error
         }
     }
@@ -116,18 +124,7 @@ enum TestTools {
     /// Runs the script for `environment` once in this process (it returns at once when the
     /// environment is there with the same pins); a failed install is tried again by the next test.
     private static func installed(_ environment: Environment) async throws {
-        let install = installs.withLock { installs in
-            if let running = installs[environment] { return running }
-            let running = Task { try await Self.install(environment) }
-            installs[environment] = running
-            return running
-        }
-        do {
-            try await install.value
-        } catch {
-            installs.withLock { installs in if installs[environment] == install { installs[environment] = nil } }
-            throw error
-        }
+        try await once(environment, in: installs) { try await install(environment) }
     }
 
     private static func install(_ environment: Environment) async throws {
