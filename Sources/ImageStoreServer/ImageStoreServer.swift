@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
+import NIOCore
 import NIOSSL
 import Logging
 import ServiceLifecycle
@@ -60,6 +61,8 @@ public final class ImageStoreServer: Sendable {
     private let group: ServiceGroup
     private let runTask: Locked<Task<Void, Never>?>
     private let finished: Task<Void, Never>
+    /// Succeeds when the listening socket is closed.
+    private let listenerClosed: EventLoopFuture<Void>
     /// The port kept bound after ``stopHoldingPort(gracePeriod:)``.
     private let heldPort = Locked<PortHold?>(nil)
 
@@ -71,8 +74,9 @@ public final class ImageStoreServer: Sendable {
 
     private init(
         host: String, port: Int, database: ServerDatabase, counter: RequestCounter, ledger: FlakyLedger, gate: HoldGate,
-        group: ServiceGroup, runTask: Task<Void, Never>, routes: [String], usesTLS: Bool
+        group: ServiceGroup, runTask: Task<Void, Never>, listenerClosed: EventLoopFuture<Void>, routes: [String], usesTLS: Bool
     ) {
+        self.listenerClosed = listenerClosed
         self.routes = routes
         self.usesTLS = usesTLS
         self.host = host
@@ -119,10 +123,13 @@ public final class ImageStoreServer: Sendable {
             router: router,
             server: server,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "ImageStoreServer"),
-            onServerRunning: { channel in ready.succeed(channel.localAddress?.port ?? configuration.port) },
+            onServerRunning: { channel in
+                ready.succeed(.init(port: channel.localAddress?.port ?? configuration.port, closed: channel.closeFuture))
+            },
             logger: logger)
         let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
-        let runTask = Task {
+        // Every task of the server's (connections, handlers, body readers) inherits this preference.
+        let runTask = Task(executorPreference: ServerExecutor.shared) {
             do {
                 try await group.run()
                 ready.fail(ServerStartError("the server stopped before it started listening"))
@@ -131,10 +138,10 @@ public final class ImageStoreServer: Sendable {
             }
         }
         do {
-            let port = try await ready.wait()
+            let listening = try await ready.wait()
             return ImageStoreServer(
-                host: configuration.host, port: port, database: database, counter: counter, ledger: ledger, gate: gate,
-                group: group, runTask: runTask, routes: router.routes.map { "\($0.method) \($0.path)" }.sorted(), usesTLS: configuration.tls != nil)
+                host: configuration.host, port: listening.port, database: database, counter: counter, ledger: ledger, gate: gate,
+                group: group, runTask: runTask, listenerClosed: listening.closed, routes: router.routes.map { "\($0.method) \($0.path)" }.sorted(), usesTLS: configuration.tls != nil)
         } catch {
             runTask.cancel()
             await runTask.value
@@ -150,6 +157,11 @@ public final class ImageStoreServer: Sendable {
             return await finished.value
         }
         await group.triggerGracefulShutdown()
+        // The grace period starts once the listening socket is closed. Cancelling the server while
+        // it still accepts can drop a connection that was accepted and not yet handed to the accept
+        // loop, and NIO (2.101) traps on that (swift-nio issue 2813). On a busy machine the shutdown
+        // itself can take longer than the grace period to close the socket.
+        try? await listenerClosed.get()
         let deadline = Task {
             try await Task.sleep(for: gracePeriod)
             task.cancel()

@@ -31,7 +31,7 @@ package enum OutboxCrashWriter {
         let outbox = try Outbox(store: store, client: client, baseDelay: .zero)
         var next: [Int] = []
         for scope in 0..<scopes { next.append(try await nextWrite(scope: scope, store: store, client: client)) }
-        FileHandle.standardOutput.write(Data("ready\n".utf8))
+        CrashPoint.ready()
         while let scope = next.indices.filter({ next[$0] < writes }).randomElement() {
             let write = Request<Data>(.post, "logs/log-\(scope)", body: .data(Data("\(next[scope])".utf8), contentType: "text/plain"))
             try await outbox.enqueue(write, scope: "log-\(scope)", applying: [.save(Line(uid: "log-\(scope)/\(next[scope])", text: "\(next[scope])"))])

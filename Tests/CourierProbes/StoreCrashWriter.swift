@@ -32,7 +32,7 @@ package enum StoreCrashWriter {
     package static func run(path: URL, count: Int) async throws -> Never {
         let store = try CourierStore(path: path)
         var generation = (try await store.models(User.self, .all.limit(1)).first?.generation ?? 0) + 1
-        FileHandle.standardOutput.write(Data("ready\n".utf8))
+        CrashPoint.ready()
         while true {
             try await store.import(User.self, from: body(generation: generation, count: count), root: "users", missing: .delete)
             generation += 1

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierProbes
 import Foundation
 
 /// `courier-test-helper cache-writer`: writes cache entries in a loop until killed. For the cache's crash
@@ -27,7 +28,7 @@ struct CacheWriterCommand: ParsableCommand {
                     body: Data(repeating: fill, count: size), url: URL(string: "http://127.0.0.1/entry/\(index)")!)
                 cache.store(response, for: Self.key(index))
                 if generation == 0, index == 0 {
-                    FileHandle.standardOutput.write(Data("ready\n".utf8))
+                    CrashPoint.ready()
                 }
             }
             generation += 1

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierProbes
 import Foundation
 
 /// `courier-test-helper download-writer`: downloads `--url` resumably, keeping the part under
@@ -31,9 +32,10 @@ struct DownloadWriterCommand: AsyncParsableCommand {
         let client = APIClient(configuration: configuration, transport: URLSessionTransport())
         var request = Request<Data>(.get, url)
         request.downloadProgress = { progress in
-            if progress.completed > 0 { FileHandle.standardOutput.write(Data("ready\n".utf8)) }
+            if progress.completed > 0 { CrashPoint.ready() }
         }
         _ = try await client.download(request, to: URL(fileURLWithPath: destination), resuming: identifier)
-        FileHandle.standardOutput.write(Data("ready\ndone\n".utf8))
+        CrashPoint.ready()
+        FileHandle.standardOutput.write(Data("done\n".utf8))
     }
 }

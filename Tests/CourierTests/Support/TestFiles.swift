@@ -67,9 +67,10 @@ func builtExecutable(_ name: String) throws -> URL {
     return found
 }
 
-/// Starts a `courier-test-helper` writer command (`cache-writer`, `store-writer`, `outbox-writer`),
-/// waits for its `ready` line, lets a random moment of up to `within` pass (the moment, not
-/// synchronisation), kills it with SIGKILL and waits for it; returns whether the signal ended it.
+/// Runs a `courier-test-helper` writer command (`cache-writer`, `store-writer`, `outbox-writer`,
+/// `download-writer`) that kills itself with SIGKILL at a random moment within `within` of its
+/// `ready` (``CrashPoint``: the child takes the moment, so a parent busy with the rest of the
+/// suite cannot make it late), and waits for it; returns whether the signal ended it.
 /// Its standard input stays open until then: a writer exits when it reads end-of-file (its parent
 /// is gone).
 ///
@@ -78,17 +79,13 @@ func builtExecutable(_ name: String) throws -> URL {
 /// (swift-corelibs-foundation pull request 5472), and the crash tests spawn hundreds of children.
 func killWriter(_ arguments: [String], within: Duration) async throws -> Bool {
     let executable = try testHelperExecutable()
-    let limit = Int(within.components.seconds * 1_000_000 + within.components.attoseconds / 1_000_000_000_000)
+    let limit = within.components.seconds * 1_000_000 + within.components.attoseconds / 1_000_000_000_000
     let result = try await Subprocess.run(
-        .path(FilePath(executable.path)), arguments: Arguments(arguments), input: .inputWriter, output: .sequence, error: .discarded
+        .path(FilePath(executable.path)), arguments: Arguments(arguments),
+        environment: .inherit.updating(["COURIER_CRASH_WITHIN_US": "\(limit)"]),
+        input: .inputWriter, output: .sequence, error: .discarded
     ) { execution in
-        var printed = ""
-        for try await buffer in execution.standardOutput {
-            printed += buffer.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-            if printed.contains("ready\n") { break }  // it is writing now
-        }
-        try await Task.sleep(for: .microseconds(Int.random(in: 0...limit)))
-        try? execution.send(signal: .kill)
+        for try await _ in execution.standardOutput {}  // until the child ends
     }
     if case .signaled(let signal) = result.terminationStatus { return signal == SIGKILL }
     return false
