@@ -241,6 +241,7 @@ let package = Package(
         .testTarget(
             name: "CourierOpenAPITests",
             dependencies: [
+                "BenchWorkloads",
                 "Courier",
                 "CourierAsyncHTTPClient",
                 "CourierOpenAPI",

@@ -56,7 +56,7 @@ import Testing
 
     @Test(arguments: OpenAPITransportKind.allCases)
     func aCachedListAnswersWithTheServerStopped(_ kind: OpenAPITransportKind) async throws {
-        try await kind.withServer { server, transport, directory in
+        try await kind.withServer(holdable: true) { server, transport, directory in
             let cache = ResponseCache(directory: directory.appendingPathComponent("cache"))
             await cache.loaded()
             let api = server.courierClient(transport, cache: cache) { $0.offlineMode = true }

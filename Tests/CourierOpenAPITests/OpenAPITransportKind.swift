@@ -1,3 +1,4 @@
+import BenchWorkloads
 import Courier
 import CourierAsyncHTTPClient
 import Foundation
@@ -11,11 +12,14 @@ enum OpenAPITransportKind: String, CaseIterable, Sendable {
 
     /// Runs `body` with a fresh sample server (127.0.0.1, port 0, temporary SQLite file), a new
     /// transport of this kind and a temporary directory, all stopped or removed afterwards.
-    func withServer<T>(_ body: (ImageStoreServer, any HTTPTransport, URL) async throws -> T) async throws -> T {
+    /// Runs `body` with a server, a transport of this kind and a temporary folder. A server the test
+    /// stops with `stopHoldingPort()` is `holdable`: on a port from `FreePort`, which no outgoing
+    /// connection can be given between the stop and the hold.
+    func withServer<T>(holdable: Bool = false, _ body: (ImageStoreServer, any HTTPTransport, URL) async throws -> T) async throws -> T {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-openapi-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try await ImageStoreServer.start()
+        let server = try await ImageStoreServer.start(ServerConfiguration(port: holdable ? try FreePort.next() : 0))
         let transport: any HTTPTransport = self == .urlSession ? URLSessionTransport() : AsyncHTTPClientTransport()
         let outcome: Result<T, any Error>
         do {

@@ -103,7 +103,7 @@ import Testing
 
     @Test func offlineModeAnswersFromTheCacheWhenTheServerIsGone() async throws {
         try await withTemporaryCache { cache, _ in
-            let server = try await ImageStoreServer.start()
+            let server = try await ImageStoreServer.start(.holdable())
             let client = client(server, URLSessionTransport(), cache)
             try await client.putDocument("a", "kept")
             _ = try await client.send(document(.cacheOnly))

@@ -111,7 +111,7 @@ struct DocExamplesTests {
         let directory = try TemporaryDirectory.created()
         defer { directory.remove() }
         let cache = ResponseCache(directory: directory.url)
-        let server = try await ImageStoreServer.start()
+        let server = try await ImageStoreServer.start(.holdable())
         let client = server.client(URLSessionTransport()) { $0.cache = cache }
         try await SeedFixtures.put(#"{"hobbies":["kitesurfing"]}"#, as: "hobbies", on: client)
         let online = try await hobbies(client: client)

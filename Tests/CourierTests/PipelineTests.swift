@@ -30,7 +30,7 @@ import Testing
     /// A client with `reports` as its failure hook and presenter, a document cached, and then no
     /// server: the stopped server holds its port until the test releases it.
     func cachedThenGone(_ transport: any HTTPTransport, _ cache: ResponseCache) async throws -> (APIClient, Reports, gone: ImageStoreServer) {
-        let server = try await ImageStoreServer.start()
+        let server = try await ImageStoreServer.start(.holdable())
         let reports = Reports()
         let client = server.client(transport) {
             $0.cache = cache

@@ -81,7 +81,7 @@ extension SeedExamples {
         /// response cache (per user, checksummed) rather than `URLCache`.
         @Test func managingTheURLCacheForOffline() async throws {
             try await withTemporaryCache { cache, _ in
-                let server = try await ImageStoreServer.start()
+                let server = try await ImageStoreServer.start(.holdable())
                 let offline = server.client(URLSessionTransport()) {
                     $0.cache = cache
                     $0.offlineMode = true

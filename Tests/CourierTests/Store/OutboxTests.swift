@@ -37,7 +37,7 @@ import Testing
 
         init(in directory: TemporaryDirectory) async throws {
             let database = directory.url.appendingPathComponent("server.sqlite").path
-            away = try await ImageStoreServer.start(ServerConfiguration(databasePath: database))
+            away = try await ImageStoreServer.start(.holdable(databasePath: database))
             try await away.stopHoldingPort()
             baseURL = away.baseURL
             back = ServerConfiguration(port: away.port, databasePath: database)

@@ -1,3 +1,4 @@
+import BenchWorkloads
 import Courier
 import Foundation
 import ImageStoreServer
@@ -27,5 +28,15 @@ extension ImageStoreServer {
         let client = APIClient(configuration: configuration, transport: transport)
         client.inFlight.startProbing()
         return client
+    }
+}
+
+extension ServerConfiguration {
+    /// A configuration for a server a test stops with `stopHoldingPort()`: its port comes from
+    /// ``FreePort``, below the kernel's range for outgoing connections' ports. The kernel's pick
+    /// for port 0 lies in that range, and in the moment between the server's stop and the hold,
+    /// any connection the suite opens may be given the port as its own, and the hold then fails.
+    static func holdable(databasePath: String? = nil) throws -> ServerConfiguration {
+        ServerConfiguration(port: try FreePort.next(), databasePath: databasePath)
     }
 }
