@@ -9,7 +9,8 @@ import Logging
 import ServiceLifecycle
 
 /// The seed-004 sample server: a Hummingbird 2 application on SQLite that Courier's tests, demo and
-/// benchmarks talk to, started in-process.
+/// benchmarks talk to, started in-process. Its tasks run on two threads of their own, not on the
+/// process's concurrency pool, so a client in the same process is not slowed by its work.
 ///
 /// ```swift
 /// let server = try await ImageStoreServer.start()          // 127.0.0.1, a free port, a temporary database

@@ -67,6 +67,33 @@ import Testing
         }
     }
 
+    /// A download that did not opt in to resuming across calls still resumes within its call: a
+    /// connection that drops every 50,000 bytes continues the part with `Range` under the retry
+    /// policy (whose count starts again with every attempt that added bytes), and the hidden
+    /// folder that held the part is gone afterwards, as it is after a failure.
+    @Test(arguments: TransportKind.allCases)
+    func aDroppedDownloadResumesWithinItsCall(kind: TransportKind) async throws {
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        let destination = directory.url.appendingPathComponent("ranged.bin")
+        try await withServer { server in
+            try await kind.with { transport in
+                let client = server.client(transport) { $0.errorPresenter = nil }
+                let url = "ranged/200000?drop_after=50000"
+                var request = Request<Data>(.get, url)
+                request.retryPolicy = RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(1))
+                _ = try await client.download(request, to: destination)
+                #expect(try Data(contentsOf: destination) == Data((0..<200_000).map { ImageStoreServer.rangedByte($0) }))
+                #expect(server.flakyAttempts("ranged/200000/bytes") == 200_000, "every byte sent once")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["ranged.bin"])
+
+                request.retryPolicy = RetryPolicy.none
+                await #expect(throws: CourierError.self) { try await client.download(request, to: destination) }
+                #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["ranged.bin"])
+            }
+        }
+    }
+
     @Test(arguments: TransportKind.allCases)
     func aFailedDownloadLeavesTheDestinationAlone(kind: TransportKind) async throws {
         let directory = try TemporaryDirectory.created()

@@ -63,11 +63,11 @@ struct RetryTests {
                 #expect(response.value.attempt == 4)
                 #expect(server.flakyAttempts("three") == 4)
                 #expect(response.metrics.attempts == 4 && response.metrics.retries == 3)
-                // Full jitter: each delay lies between zero and the doubling bound (1 s, 2 s, 4 s).
+                // Each delay lies between half the doubling bound (1 s, 2 s, 4 s) and all of it.
                 let delays = sleeper.recorded
                 #expect(delays.count == 3)
                 for (index, delay) in delays.enumerated() {
-                    #expect(delay >= .zero && delay <= .seconds(1 << index), "retry \(index + 1) waited \(delay)")
+                    #expect(delay >= .seconds(1 << index) / 2 && delay <= .seconds(1 << index), "retry \(index + 1) waited \(delay)")
                 }
                 #expect(response.metrics.backoff == delays.reduce(.zero, +))
                 // Every attempt reached the delegate.
@@ -83,7 +83,7 @@ struct RetryTests {
         #expect((1...6).map(policy.delayBound(beforeRetry:)) == [.milliseconds(500), .seconds(1), .seconds(2), .seconds(3), .seconds(3), .seconds(3)])
         for retry in 1...50 {
             let delay = policy.jitteredDelay(beforeRetry: retry)
-            #expect(delay >= .zero && delay <= policy.delayBound(beforeRetry: retry))
+            #expect(delay >= policy.delayBound(beforeRetry: retry) / 2 && delay <= policy.delayBound(beforeRetry: retry))
         }
         #expect(RetryPolicy(baseDelay: .seconds(1), maximumDelay: .seconds(30)).delayBound(beforeRetry: 500) == .seconds(30))
     }

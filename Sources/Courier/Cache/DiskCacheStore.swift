@@ -92,15 +92,7 @@ struct DiskCacheStore: Sendable {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let temporary = folder.appendingPathComponent("\(key.digest).\(getpid()).\(UInt32.random(in: 0...UInt32.max))\(Self.temporarySuffix)")
         let data = CacheEntryCodec.encode(response, digest: key.digest)
-        do {
-            try data.write(to: temporary)
-            guard rename(temporary.path, final.path) == 0 else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: final.path])
-            }
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw error
-        }
+        try AtomicFile.write(data, to: final, temporary: temporary)
         return data.count
     }
 

@@ -59,10 +59,8 @@ extension ResponseCache {
         let final = directory.appendingPathComponent(CacheIndex.fileName)
         let temporary = directory.appendingPathComponent("\(CacheIndex.fileName).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp")
         do {
-            try data.write(to: temporary)
-            guard rename(temporary.path, final.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+            try AtomicFile.write(data, to: final, temporary: temporary)
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
             logger.debug("Courier could not write the cache index: \(error)")
         }
     }

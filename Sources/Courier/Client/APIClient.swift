@@ -34,8 +34,9 @@ public final class APIClient: Sendable {
     package let answerObservers = Registrations<AnswerObserver>()
     /// What ``logout()`` runs besides forgetting credentials, by registration number.
     let logoutHandlers = Registrations<LogoutHandler>()
-    /// The request fields a stored `Vary` selection keeps only a digest of: credentials.
-    let cacheSecretHeaders: [String]
+    /// The fields never logged, and of which a stored `Vary` selection keeps only a digest: the
+    /// credential fields, the redirect policy's sensitive headers and the authentication headers.
+    let secretHeaders: [String]
     /// The resumable downloads running now, by user scope and identifier.
     let activeDownloads = Locked<Set<String>>([])
     /// The background revalidations of stale cached responses running now, by cache key.
@@ -52,7 +53,7 @@ public final class APIClient: Sendable {
         logsRequests = configuration.logger.logLevel <= .debug
         urlPrefix = URLBuilder.Prefix(baseURL: configuration.baseURL, apiPath: configuration.apiPath)
         observability = Observability(configuration: configuration)
-        cacheSecretHeaders = ["Authorization", "Proxy-Authorization", "Cookie"] + configuration.authenticationHeaders
+        secretHeaders = HTTPHeaders.credentialFields + configuration.redirects.sensitiveHeaders + configuration.authenticationHeaders
         configurationProblem = RequestValidation.problem(in: configuration)
         if let configurationProblem {
             configuration.logger.error("Courier: every request of this client will fail: \(configurationProblem.message)")

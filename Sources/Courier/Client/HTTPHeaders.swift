@@ -133,3 +133,11 @@ extension String {
         a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= UInt8(ascii: "a") && (a | 0x20) <= UInt8(ascii: "z"))
     }
 }
+
+extension HTTPHeaders {
+    /// The fields that carry credentials: the one list of them. A client adds its own
+    /// authentication headers (and its redirect policy's) and never logs these fields, keeps only a
+    /// digest of them in cache keys, and drops them on a redirect to another origin; cassettes
+    /// redact them.
+    @usableFromInline package static let credentialFields = ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"]
+}

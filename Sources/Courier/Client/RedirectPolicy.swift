@@ -9,11 +9,12 @@ public struct RedirectPolicy: Sendable {
     /// How many redirects one request may follow; past that it fails with
     /// ``CourierError/Kind/redirectFailed``. `0` follows none and returns the 3xx response.
     public var maximumRedirects: Int
-    /// Headers removed when a redirect changes origin.
+    /// Headers removed when a redirect changes origin: by default `Authorization`,
+    /// `Proxy-Authorization`, `Cookie` and `Set-Cookie`.
     public var sensitiveHeaders: [String]
 
     /// Creates a policy.
-    public init(maximumRedirects: Int = 5, sensitiveHeaders: [String] = ["Authorization", "Cookie", "Proxy-Authorization"]) {
+    public init(maximumRedirects: Int = 5, sensitiveHeaders: [String] = HTTPHeaders.credentialFields) {
         self.maximumRedirects = maximumRedirects
         self.sensitiveHeaders = sensitiveHeaders
     }

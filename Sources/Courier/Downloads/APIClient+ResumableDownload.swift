@@ -15,7 +15,7 @@ extension APIClient {
     ///   total recorded, else the part is discarded and the download starts over; a `200` starts
     ///   over; a `416` with the whole file on disk finishes it, else starts over.
     /// - A failure while the body arrives keeps the part and, under the request's or client's
-    ///   ``RetryPolicy``, resumes at once: the policy's attempts and budget count from the last
+    ///   ``RetryPolicy``, resumes after the policy's wait: its attempts and budget count from the last
     ///   attempt that added bytes, so a long download over a link that drops often still ends.
     ///   ``resumableDownloads()`` lists what is kept, and ``logout()`` erases the user's.
     /// - Download progress counts the bytes already on disk, against the whole file's total, and
@@ -30,15 +30,51 @@ extension APIClient {
     public func download(
         _ request: Request<Data>, to destination: URL, resuming identifier: String, sha256: String? = nil
     ) async throws(CourierError) -> Response<URL> {
-        let store = downloadStore
         let scope = userScope
         let claim = scope + "/" + identifier
         if let problem = DownloadStore.problem(identifier: identifier, destination: destination, sha256: sha256)
             ?? claimDownload(claim, identifier: identifier) {
-            var record = beginRecord(request.settings, id: .next())
-            throw await report(finish(&record, failure: problem), record: record, settings: request.settings)
+            return try await recorded(request.settings) { _ throws(CourierError) -> Response<URL> in throw problem }
         }
         defer { activeDownloads.withLock { _ = $0.remove(claim) } }
+        return try await fetch(request, to: destination, store: downloadStore, identifier: identifier, scope: scope, sha256: sha256)
+    }
+
+    /// Downloads the response body of `request` into `destination` (replacing the file there),
+    /// streamed to disk so memory stays bounded whatever the size; download progress is reported
+    /// as the bytes reach the file. Redirects, credentials, hooks and status checks work as for
+    /// ``send(_:)``; the cache is not used. A failure while the body arrives resumes where it
+    /// stopped under the request's or client's ``RetryPolicy``, as
+    /// ``download(_:to:resuming:sha256:)`` does, within this call only.
+    ///
+    /// - Returns: a response whose value is `destination` and whose `data` is empty.
+    /// - Throws: ``CourierError``; a non-2xx status carries its body as usual and leaves
+    ///   `destination` untouched, as does a failure part way (the part is removed).
+    ///
+    /// With ``ClientConfiguration/resumesDownloads``, the download resumes after a failure or a
+    /// relaunch instead (``download(_:to:resuming:sha256:)``, under an identifier made from the
+    /// destination's path).
+    public func download(_ request: Request<Data>, to destination: URL) async throws(CourierError) -> Response<URL> {
+        if configuration.resumesDownloads {
+            return try await download(request, to: destination, resuming: DownloadStore.identifier(for: destination))
+        }
+        if let problem = DownloadStore.problem(identifier: "download", destination: destination, sha256: nil) {
+            return try await recorded(request.settings) { _ throws(CourierError) -> Response<URL> in throw problem }
+        }
+        // The part goes to a hidden folder of its own beside the destination (one file system: the
+        // final move is a rename), removed once the download has ended, whole or not.
+        let store = DownloadStore(directory: destination.deletingLastPathComponent())
+        let scope = AtomicFile.temporaryFile(beside: destination).lastPathComponent
+        defer { store.removeAll(scope: scope) }
+        return try await fetch(request, to: destination, store: store, identifier: "download", scope: scope, sha256: nil)
+    }
+
+    /// The one way a body reaches a file: attempts that each continue the part `identifier` kept
+    /// in `store` under `scope`, resumed under the retry policy, the part moved to `destination`
+    /// once whole (and its SHA-256 checked, with `sha256`).
+    private func fetch(
+        _ request: Request<Data>, to destination: URL, store: DownloadStore, identifier: String, scope: String, sha256: String?
+    ) async throws(CourierError) -> Response<URL> {
         let policy = request.retryPolicy ?? configuration.retryPolicy
         let progress = request.downloadProgress.map {
             ProgressRelay(handler: $0, queue: request.callbackQueue ?? configuration.callbackQueue)
@@ -48,8 +84,7 @@ extension APIClient {
         plain.retryPolicy = RetryPolicy.none  // the body's failures resume here, under `policy`
         // The policy bounds a stall, not a long download: an attempt that added bytes starts the
         // count (and the budget) again, so a large file over a link that drops often still ends.
-        var stallStart = ContinuousClock.now
-        var resumes = 0
+        var schedule = AttemptSchedule(policy)
         var kept = store.bytesOnDisk(identifier, scope: scope)
         while true {
             do throws(CourierError) {
@@ -60,7 +95,7 @@ extension APIClient {
                 }
                 do {
                     try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
-                    try FileReplacement.replace(destination, with: store.partial(identifier, scope: scope))
+                    try AtomicFile.move(store.partial(identifier, scope: scope), to: destination)
                 } catch {
                     throw CourierError(
                         .transport, "The download could not be moved to \(destination.path): \(error.localizedDescription)", url: destination,
@@ -74,15 +109,13 @@ extension APIClient {
                 let now = store.bytesOnDisk(identifier, scope: scope)
                 if now > kept {
                     kept = now
-                    resumes = 0
-                    stallStart = ContinuousClock.now
+                    schedule.progressed()
                 }
-                resumes += 1
-                guard resumes < policy.maximumAttempts, policy.allows(plain.method), !Task.isCancelled,
+                guard policy.allows(plain.method), !Task.isCancelled,
                       policy.retries(error.classification) || error.statusCode.map(policy.retries(statusCode:)) == true,
-                      ContinuousClock.now - stallStart <= policy.budget
+                      let delay = schedule.retry(asked: RetryAfter.delay(error.headers?["Retry-After"]))
                 else { throw error }
-                try? await Task.sleep(for: policy.jitteredDelay(beforeRetry: resumes))
+                try? await schedule.wait(delay)  // a cancellation ends the wait; the next attempt then fails as cancelled
             }
         }
     }
@@ -116,7 +149,7 @@ extension APIClient {
 
     /// What one attempt ended with.
     private enum Outcome {
-        case complete(TransportResponse)
+        case complete(Response<URL>)
         case startOver
     }
 
@@ -134,22 +167,20 @@ extension APIClient {
                 request.headers["If-Range"] = validator
                 request.headers["Accept-Encoding"] = "identity"
             }
-            let id = RequestID.next()
-            var record = beginRecord(request.settings, id: id, streamsBody: true)
-            do throws(CourierError) {
+            let outcome = try await recorded(request.settings, streamsBody: true) { record throws(CourierError) -> Outcome in
                 let response: TransportResponse
                 do throws(CourierError) {
                     response = try await perform(request.settings, record: &record)
-                } catch where error.statusCode == 416 {
+                } catch where error.statusCode == 416 && onDisk > 0 {
                     // Nothing left to send: done when the whole file is on disk, else start over.
                     if let total = saved?.total, onDisk == total, total > 0 {
                         _ = finish(&record, source: .network, statusCode: 416)
                         progress?.report(TransferProgress(completed: total, total: total))
-                        return answer(destination, statusCode: 416, headers: [:], url: record.sent?.url ?? destination, record: record)
+                        return .complete(answer(destination, statusCode: 416, headers: [:], url: record.sent?.url ?? destination, record: record))
                     }
                     _ = finish(&record, failure: error)
                     store.discard(identifier, scope: scope)
-                    continue
+                    return .startOver
                 }
                 let body = response.liveBody ?? LiveBody(whole: response.body, url: response.url)
                 let start: Int64
@@ -161,7 +192,7 @@ extension APIClient {
                         body.stop()
                         _ = finish(&record, source: .network, statusCode: response.statusCode)
                         store.discard(identifier, scope: scope)
-                        continue
+                        return .startOver
                     }
                     start = onDisk
                     total = range.total ?? saved?.total
@@ -185,10 +216,9 @@ extension APIClient {
                 try await Self.append(body, to: store.partial(identifier, scope: scope), from: start, total: total, progress: progress)
                 recordBody(&record, bytes: body.received - Int64(response.body.count), outcome: RequestRecord.BodyOutcome(stoppedByReader: false, events: nil))
                 _ = finish(&record, source: .network, statusCode: response.statusCode)
-                return answer(destination, statusCode: response.statusCode, headers: response.headers, url: response.url, record: record)
-            } catch {
-                throw await report(finish(&record, failure: error), record: record, settings: request.settings)
+                return .complete(answer(destination, statusCode: response.statusCode, headers: response.headers, url: response.url, record: record))
             }
+            if case .complete(let answer) = outcome { return answer }
         }
         throw CourierError(.invalidResponse, "The server's answers for the download \(identifier) could not continue the file on disk, three times over; what was kept is discarded. Try again.")
     }

@@ -49,7 +49,8 @@ struct DownloadStore: Sendable {
     /// Writes the record atomically (a crash leaves the old one or the new one).
     func save(_ record: Record, _ identifier: String, scope: String) throws {
         try FileManager.default.createDirectory(at: folder(scope: scope), withIntermediateDirectories: true)
-        try JSONEncoder().encode(record).write(to: recordFile(identifier, scope: scope), options: .atomic)
+        let file = recordFile(identifier, scope: scope)
+        try AtomicFile.write(JSONEncoder().encode(record), to: file, temporary: AtomicFile.temporaryFile(beside: file))
     }
 
     /// The bytes of the partial file on disk (0 when there is none).

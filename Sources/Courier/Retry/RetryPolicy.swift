@@ -1,7 +1,9 @@
 import Foundation
 
-/// When and how often a failed request is sent again: a number of attempts, exponential backoff
-/// with full jitter, a total time budget, and which failures are worth another try.
+/// When and how often failed work is tried again: a number of attempts, exponential backoff with
+/// jitter, a total time budget, and which failures are worth another try. It rules a request's
+/// retries, a resumable download's resumes (``APIClient/download(_:to:resuming:sha256:)``) and,
+/// through ``ReconnectionPolicy``, an event stream's reconnects.
 ///
 /// ```swift
 /// var configuration = ClientConfiguration(baseURL: URL(string: "https://api.example.com")!)
@@ -19,7 +21,8 @@ public struct RetryPolicy: Sendable {
     /// The most times a request is sent, the first included (1 means no retry).
     public var maximumAttempts: Int
     /// The delay bound for the first retry; it doubles for each further retry, up to ``maximumDelay``.
-    /// The delay is drawn uniformly between zero and that bound ("full jitter").
+    /// The delay is drawn uniformly between half of that bound and all of it, so clients that failed
+    /// together do not come back together, and none comes back sooner than half the bound.
     public var baseDelay: Duration
     /// The largest bound a computed delay is drawn from.
     public var maximumDelay: Duration
@@ -85,11 +88,12 @@ public struct RetryPolicy: Sendable {
         return min(maximumDelay, .seconds(bound.isFinite ? bound : maximumDelay.seconds))
     }
 
-    /// The delay before retry number `retry`: uniform in `0...delayBound(beforeRetry:)`.
+    /// The delay before retry number `retry`: uniform between half of
+    /// ``delayBound(beforeRetry:)`` and all of it.
     public func jitteredDelay(beforeRetry retry: Int) -> Duration {
         let bound = delayBound(beforeRetry: retry).seconds
         guard bound > 0 else { return .zero }
-        return .seconds(Double.random(in: 0...bound))
+        return .seconds(Double.random(in: (bound / 2)...bound))
     }
 
     /// Whether a response with `statusCode` is worth another attempt.

@@ -5,6 +5,9 @@ import Foundation
 /// for each reconnect in a row that brought no event, never past ``maximumDelay`` (which also caps
 /// what a stream may ask for), with jitter (each
 /// wait is between half and all of that, so many clients dropped at once do not come back at once).
+///
+/// It is a view of a ``RetryPolicy`` (the stream's or policy's delay as its base delay, no time
+/// budget), so reconnects follow the rules of every other retry in Courier.
 public struct ReconnectionPolicy: Sendable, Hashable {
     /// The wait before a reconnect when the stream named none. 3 seconds by default, as browsers.
     public var delay: Duration
@@ -24,13 +27,15 @@ public struct ReconnectionPolicy: Sendable, Hashable {
     /// Never reconnects: the sequence ends with the stream.
     public static let never = ReconnectionPolicy(maximumAttempts: 0)
 
-    /// The wait before reconnect number `attempt` (1 for the first in a row), with `retry`
-    /// milliseconds asked by the stream, before jitter.
-    func wait(beforeAttempt attempt: Int, retry: Int?) -> Duration {
-        var wait = retry.map { Duration.milliseconds(min($0, Int(Int32.max))) } ?? delay
-        // Doubled only while under the maximum, so no delay an app or a server gives overflows.
-        for _ in 1..<max(attempt, 1) where wait < maximumDelay { wait *= 2 }
-        return min(wait, maximumDelay)
+    /// The retry policy this policy is: its reconnects in a row are retries after the first
+    /// connection, with no time budget, any method, after the network failures the HTML standard
+    /// reconnects after. `retry`, the milliseconds the stream asked for, replaces ``delay``.
+    func retryPolicy(asked retry: Int? = nil) -> RetryPolicy {
+        RetryPolicy(
+            maximumAttempts: maximumAttempts.map { $0 + 1 } ?? .max,
+            baseDelay: retry.map { .milliseconds(Swift.min($0, Int(Int32.max))) } ?? delay, maximumDelay: maximumDelay,
+            budget: .seconds(Int64(Int32.max)), retryableStatusCodes: [],
+            retryableFailures: [.cannotConnect, .connectionLost, .timedOut, .offline], retriesAnyMethod: true)
     }
 
     /// An error for a policy that cannot work, or `nil`.
@@ -88,8 +93,8 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         let reconnection: ReconnectionPolicy
         var lines: ResponseStream.Lines.AsyncIterator?
         var parser = EventStreamParser()
-        /// Reconnects in a row that brought no event.
-        var attempts = 0
+        /// Reconnects in a row that brought no event, and their waits.
+        var schedule: AttemptSchedule
         var connected = false
         var finished = false
 
@@ -97,6 +102,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
             self.client = client
             self.request = request
             self.reconnection = reconnection
+            self.schedule = AttemptSchedule(reconnection.retryPolicy())
         }
 
         /// The next event; `nil` when the stream is over (a 204, or an end with no reconnect allowed).
@@ -113,7 +119,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                     if let line = try await lines?.next() {
                         if let event = parser.take(line) {
                             lines?.pieces.handle.record?.countEvent()
-                            attempts = 0
+                            schedule.progressed()
                             return event
                         }
                         continue
@@ -121,7 +127,8 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                     // The server ended the stream: reconnect.
                     try await reconnect(after: nil)
                 } catch {
-                    guard Self.reconnects(after: error) else {
+                    // The HTML standard reconnects after the network's failures, not the server's answers.
+                    guard schedule.policy.retries(error.defaultClassification) else {
                         finished = true
                         throw error
                     }
@@ -162,25 +169,18 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         private mutating func reconnect(after error: CourierError?) async throws(CourierError) {
             lines = nil
             parser.endOfStream()
-            attempts += 1
-            if let maximum = reconnection.maximumAttempts, attempts > maximum {
+            schedule.policy = reconnection.retryPolicy(asked: parser.retry)
+            guard let delay = schedule.retry() else {
                 finished = true
                 if let error { throw error }
                 return
             }
-            let wait = reconnection.wait(beforeAttempt: attempts, retry: parser.retry)
-            let jittered = wait * Double.random(in: 0.5...1)
             do {
-                try await Task.sleep(for: jittered)  // the reconnection delay the stream or the policy asked for
+                try await schedule.wait(delay)  // the reconnection delay the stream or the policy asked for
             } catch {
                 finished = true
                 throw CourierError.cancelled(client.configuration.baseURL)
             }
-        }
-
-        /// Whether a failure is one the HTML standard reconnects after: the network, not the server's answer.
-        static func reconnects(after error: CourierError) -> Bool {
-            [.connectionLost, .timedOut, .cannotConnect, .notConnectedToInternet].contains(error.kind)
         }
     }
 }

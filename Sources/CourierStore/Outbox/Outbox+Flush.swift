@@ -158,11 +158,10 @@ extension Outbox {
         }
     }
 
-    /// The wait after `attempts` failed attempts: ``baseDelay`` doubled for each one after the
-    /// first, at most ``maximumDelay``.
+    /// The wait after `attempts` failed attempts, by the rule of every retry in Courier
+    /// (``RetryPolicy/jitteredDelay(beforeRetry:)``): ``baseDelay`` doubled for each attempt after
+    /// the first, at most ``maximumDelay``, drawn between half of that and all of it.
     func backoff(afterAttempt attempts: Int) -> Duration {
-        var delay = baseDelay
-        for _ in 1..<max(1, min(attempts, 32)) where delay < maximumDelay { delay *= 2 }
-        return min(delay, maximumDelay)
+        RetryPolicy(baseDelay: baseDelay, maximumDelay: maximumDelay).jitteredDelay(beforeRetry: attempts)
     }
 }

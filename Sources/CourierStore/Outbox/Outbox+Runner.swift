@@ -123,7 +123,7 @@ extension Outbox {
             if missed { continue }
             let timer = delay(remaining: remaining, next: next).map { delay in
                 Task {
-                    try? await Task.sleep(for: delay)
+                    try? await AttemptSchedule.wait(delay)
                     wake.yield()
                 }
             }

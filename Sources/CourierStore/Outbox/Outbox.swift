@@ -25,7 +25,8 @@ import GRDB
 /// - no answer (offline, cannot connect, timed out, connection lost), or 401 (the write waits for
 ///   the next sign-in), 408, 409, 429 or a 5xx:
 ///   the entry waits (the server's `Retry-After`, else a doubling backoff from ``baseDelay`` up to
-///   ``maximumDelay``) and its scope waits with it, so the order holds;
+///   ``maximumDelay``, with the jitter of every retry in Courier: between half the bound and all
+///   of it) and its scope waits with it, so the order holds;
 /// - 412 (made with `If-Match` on a version that has changed): the conflict resolver decides
 ///   (``OutboxConflictResolution``); without one, it is a dead letter;
 /// - any other 4xx (a 422 with its parsed field errors included), or a write that can no longer be

@@ -42,17 +42,11 @@ struct OutboxBodies: Sendable {
         let temporary = directory.appendingPathComponent(".\(name).tmp")
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-            guard descriptor >= 0 else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path]) }
-            let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-            var chunks = body.chunks(size: 1 << 20).makeIterator()
-            while let chunk = try chunks.next() { try handle.write(contentsOf: chunk) }
-            try handle.synchronize()
-            try handle.close()
-            guard rename(temporary.path, target.path) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: target.path]) }
-            Self.synchronize(directory)
+            try AtomicFile.write(target, temporary: temporary, permissions: 0o600, durable: true) { handle in
+                var chunks = body.chunks(size: 1 << 20).makeIterator()
+                while let chunk = try chunks.next() { try handle.write(contentsOf: chunk) }
+            }
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
             committed(name)
             throw CourierError.store(error, path: target, doing: "be written with the body of a write (the write was not kept)")
         }
@@ -78,13 +72,5 @@ struct OutboxBodies: Sendable {
         for name in names where !referenced.contains(name) && !busy.contains(name) && !busy.contains(where: { name == ".\($0).tmp" }) {
             try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
         }
-    }
-
-    /// Makes a rename in `directory` durable.
-    private static func synchronize(_ directory: URL) {
-        let descriptor = open(directory.path, O_RDONLY)
-        guard descriptor >= 0 else { return }
-        _ = fsync(descriptor)
-        _ = close(descriptor)
     }
 }

@@ -41,7 +41,7 @@ public struct CassetteRedaction: Sendable, Hashable {
     }
 
     /// `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`.
-    public static let standardHeaders: Set<String> = ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"]
+    public static let standardHeaders = Set(HTTPHeaders.credentialFields)
 
     /// The standard headers, no query parameters and no body fields.
     public static let standard = CassetteRedaction()

@@ -33,14 +33,30 @@ extension APIClient {
     func deliver<Value>(
         _ request: Request<Value>, id: RequestID, cached: ((Response<Value>) async -> Void)?
     ) async throws(CourierError) -> Response<Value> {
-        var record = beginRecord(request.settings, id: id)
-        do throws(CourierError) {
+        try await recorded(request.settings, id: id) { record throws(CourierError) in
             var response = try await serve(request, record: &record, cached: cached)
             response.metrics = finish(&record, source: response.source, statusCode: response.statusCode)
             if response.source == .network { notifyAnswer(from: response.url) }
             return response
+        }
+    }
+
+    /// The one frame of every exchange: a send, a stream, each attempt of a download, a background
+    /// revalidation. Begins the record of `settings` and runs `work` with it; when `work` throws,
+    /// finishes the record with the failure and reports it once, to the delegate and the presenter
+    /// (with `reportsFailure` false, for work nobody waits on, it is only returned). `work`
+    /// finishes the record itself when it succeeds: a stream's stays open until its body is read.
+    func recorded<Result>(
+        _ settings: RequestSettings, id: RequestID = .next(), streamsBody: Bool = false, reportsFailure: Bool = true,
+        _ work: (inout RequestRecord) async throws(CourierError) -> Result
+    ) async throws(CourierError) -> Result {
+        var record = beginRecord(settings, id: id, streamsBody: streamsBody)
+        do throws(CourierError) {
+            return try await work(&record)
         } catch {
-            throw await report(finish(&record, failure: error), record: record, settings: request.settings)
+            let failure = finish(&record, failure: error)
+            guard reportsFailure else { throw failure }
+            throw await report(failure, record: record, settings: settings)
         }
     }
 

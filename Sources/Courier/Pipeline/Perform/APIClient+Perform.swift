@@ -14,7 +14,7 @@ extension APIClient {
             let observer = progressObserver(for: settings)
             let policy = settings.retryPolicy ?? configuration.retryPolicy
             let retries = policy.allows(settings.method)
-            let firstStart = ContinuousClock.now
+            var schedule = AttemptSchedule(policy)
             var refreshedCredentials = false
             while true {
                 var (wire, credentialsVersion) = try prepare(settings, streamsBody: record.streamsBody, urlBase: record.urlBase)
@@ -30,10 +30,8 @@ extension APIClient {
                     response = try await attempt(wire, settings: settings, observer: observer.transfer, record: &record)
                 } catch {
                     let failure = CourierError.wrap(error, url: wire.url)
-                    guard retries, !Task.isCancelled, policy.retries(failure.classification),
-                          let delay = retryDelay(policy, record: record, since: firstStart, retryAfter: nil)
-                    else { throw failure }
-                    try await backOff(wire, after: failure, delay: delay, policy: policy, record: &record)
+                    guard retries, !Task.isCancelled, policy.retries(failure.classification), let delay = schedule.retry() else { throw failure }
+                    try await backOff(wire, after: failure, delay: delay, schedule: schedule, record: &record)
                     continue
                 }
                 authentication?.capture(from: response)
@@ -43,12 +41,11 @@ extension APIClient {
                     continue
                 }
                 if retries, policy.retries(statusCode: response.statusCode),
-                   let delay = retryDelay(
-                       policy, record: record, since: firstStart, retryAfter: RetryAfter.delay(response.headers["Retry-After"])) {
+                   let delay = schedule.retry(asked: RetryAfter.delay(response.headers["Retry-After"])) {
                     if let delegate = configuration.delegate {
                         await delegate.client(self, didReceive: response, for: wire)
                     }
-                    try await backOff(wire, after: statusFailure(response, method: wire.method), delay: delay, policy: policy, record: &record)
+                    try await backOff(wire, after: statusFailure(response, method: wire.method), delay: delay, schedule: schedule, record: &record)
                     continue
                 }
                 if response.statusCode == 304, let stored = record.revalidating {
@@ -98,17 +95,12 @@ extension APIClient {
     private func log(_ id: RequestID, _ request: TransportRequest) {
         guard logsRequests else { return }
         configuration.logger.debug(
-            "Courier \(id) → \(request.method) \(request.url.absoluteString) \(request.headers.redacted(sensitiveHeaders)) \(request.body?.count ?? 0) bytes")
+            "Courier \(id) → \(request.method) \(request.url.absoluteString) \(request.headers.redacted(secretHeaders)) \(request.body?.count ?? 0) bytes")
     }
 
     private func log(_ id: RequestID, _ response: TransportResponse) {
         guard logsRequests else { return }
         configuration.logger.debug(
-            "Courier \(id) ← \(response.statusCode) \(response.url.absoluteString) \(response.headers.redacted(sensitiveHeaders)) \(response.body.count) bytes")
-    }
-
-    /// Headers never written to logs: credentials, cookies and the configured authentication headers.
-    var sensitiveHeaders: [String] {
-        ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"] + configuration.redirects.sensitiveHeaders + configuration.authenticationHeaders
+            "Courier \(id) ← \(response.statusCode) \(response.url.absoluteString) \(response.headers.redacted(secretHeaders)) \(response.body.count) bytes")
     }
 }

@@ -318,7 +318,7 @@ extension APIClient {
         return CachePlan(
             cache: cache, draft: draft, urlBase: urlBase, option: option, offline: offline, freshness: freshness, method: request.method,
             usesCache: usesCache, saves: request.shouldSaveInCache, headers: headers,
-            secretHeaders: cacheSecretHeaders)
+            secretHeaders: secretHeaders)
     }
 
     /// Whether `response` is a stored entry a `304` confirmed without changing any header field the

@@ -31,19 +31,20 @@ extension APIClient {
         case .failed: claim = nil
         }
         defer { claim?.release() }
-        var record = beginRecord(settings, id: .next())
-        var conditional = settings
-        if conditional.addConditions(for: entry) { record.revalidating = entry }
         do throws(CourierError) {
-            let response = try await perform(conditional, record: &record)
-            if !revalidatedUnchanged(response, record: record, freshness: plan.freshness) {
-                await self.record(response, method: settings.method, plan: plan)
+            try await recorded(settings, reportsFailure: false) { record throws(CourierError) in
+                var conditional = settings
+                if conditional.addConditions(for: entry) { record.revalidating = entry }
+                let response = try await perform(conditional, record: &record)
+                if !revalidatedUnchanged(response, record: record, freshness: plan.freshness) {
+                    await self.record(response, method: settings.method, plan: plan)
+                }
+                if record.revalidating != nil, record.statusCode == 304 { recordCache("revalidated", record) }
+                _ = finish(&record, source: .network, statusCode: response.statusCode)
             }
-            if record.revalidating != nil, record.statusCode == 304 { recordCache("revalidated", record) }
-            _ = finish(&record, source: .network, statusCode: response.statusCode)
         } catch {
-            let failure = finish(&record, failure: error)
-            configuration.logger.debug("Courier \(record.id) could not revalidate a stale cached response in the background: \(failure.message)")
+            configuration.logger.debug(
+                "Courier \(error.requestID.map { "\($0)" } ?? "") could not revalidate a stale cached response in the background: \(error.message)")
         }
     }
 
