@@ -116,5 +116,6 @@ struct EventStreamParserTests {
         #expect(waits[2] == nil, "two reconnects in a row, then the stream ends")
         schedule.progressed()
         #expect(schedule.retry() != nil, "an event starts the count again")
+        #expect(ReconnectionPolicy(maximumAttempts: .max).retryPolicy().maximumAttempts == .max, "the app's largest limit, not an overflow")
     }
 }

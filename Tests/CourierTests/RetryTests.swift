@@ -86,6 +86,10 @@ struct RetryTests {
             #expect(delay >= policy.delayBound(beforeRetry: retry) / 2 && delay <= policy.delayBound(beforeRetry: retry))
         }
         #expect(RetryPolicy(baseDelay: .seconds(1), maximumDelay: .seconds(30)).delayBound(beforeRetry: 500) == .seconds(30))
+        // An app's huge delays: the doubled bound is past what a Duration holds, and is capped, not made.
+        let huge = RetryPolicy(baseDelay: .seconds(Int64(1) << 40), maximumDelay: .seconds(Int64.max / 2))
+        #expect(huge.delayBound(beforeRetry: 60) == .seconds(Int64.max / 2))
+        #expect(huge.jitteredDelay(beforeRetry: 60) >= .seconds(Int64.max / 4))
     }
 
     @Test func theFinalErrorSaysHowManyAttemptsWereMade() async throws {

@@ -85,7 +85,10 @@ public struct RetryPolicy: Sendable {
         let exponent = min(max(retry - 1, 0), 62)
         let base = baseDelay.seconds
         let bound = base * pow(2, Double(exponent))
-        return min(maximumDelay, .seconds(bound.isFinite ? bound : maximumDelay.seconds))
+        // Compared as seconds before any Duration is made: a large base delay doubled many times
+        // is past what a Duration holds, and making one of it would trap.
+        guard bound.isFinite, bound < maximumDelay.seconds else { return maximumDelay }
+        return .seconds(bound)
     }
 
     /// The delay before retry number `retry`: uniform between half of

@@ -32,7 +32,7 @@ public struct ReconnectionPolicy: Sendable, Hashable {
     /// reconnects after. `retry`, the milliseconds the stream asked for, replaces ``delay``.
     func retryPolicy(asked retry: Int? = nil) -> RetryPolicy {
         RetryPolicy(
-            maximumAttempts: maximumAttempts.map { $0 + 1 } ?? .max,
+            maximumAttempts: maximumAttempts.map { $0 == .max ? $0 : $0 + 1 } ?? .max,
             baseDelay: retry.map { .milliseconds(Swift.min($0, Int(Int32.max))) } ?? delay, maximumDelay: maximumDelay,
             budget: .seconds(Int64(Int32.max)), retryableStatusCodes: [],
             retryableFailures: [.cannotConnect, .connectionLost, .timedOut, .offline], retriesAnyMethod: true)
