@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "CourierStore", targets: ["CourierStore"]),
         .library(name: "CourierPostgres", targets: ["CourierPostgres"]),
         .library(name: "ImageStoreServer", targets: ["ImageStoreServer"]),
+        .library(name: "ImageStoreTesting", targets: ["ImageStoreTesting"]),
         .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
         .executable(name: "courier", targets: ["courier"]),
         .executable(name: "courier-bench", targets: ["courier-bench"]),
@@ -114,16 +115,29 @@ let package = Package(
             ],
             resources: [.embedInCode("OpenAPI/openapi.yaml")]
         ),
+        // The sample server's test instrumentation (counters, hold gates, test routes, port holding),
+        // added through its ServerExtension: for Courier's tests and benchmarks.
+        .target(
+            name: "ImageStoreTesting",
+            dependencies: [
+                "Courier",
+                "ImageStoreServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "CourierDemo",
-            dependencies: ["Courier", "CourierAsyncHTTPClient", "CourierStore", "ImageStoreServer"]
+            dependencies: ["Courier", "CourierAsyncHTTPClient", "CourierStore", "ImageStoreServer", "ImageStoreTesting"]
         ),
         // Test machinery, in no product: the crash writers and probes the tests run in processes
-        // of their own (through courier-test-helper), and the upload file courier-bench sends.
+        // of their own (through courier-test-helper).
         .target(
             name: "CourierProbes",
             dependencies: [
-                "Courier", "CourierAsyncHTTPClient", "CourierStore", "CourierTesting", "CourierDemo", "ImageStoreServer",
+                "BenchWorkloads", "Courier", "CourierAsyncHTTPClient", "CourierStore", "CourierTesting", "CourierDemo", "ImageStoreServer",
+                "ImageStoreTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -176,7 +190,6 @@ let package = Package(
             dependencies: [
                 "BenchWorkloads",
                 "Courier",
-                "CourierProbes",
                 "CourierAsyncHTTPClient",
                 "CourierStore",
                 "CourierPostgres",
@@ -184,6 +197,7 @@ let package = Package(
                 "CourierOpenAPI",
                 "ImageStoreAPI",
                 "ImageStoreServer",
+                "ImageStoreTesting",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -198,16 +212,12 @@ let package = Package(
         ),
         // The sample server's client, generated from its document by Scripts/generate-openapi.sh
         // and committed (the generator is in a package of its own, which nothing here builds), for
-        // CourierOpenAPITests and `courier-bench openapi`. Test machinery: no product names it.
+        // CourierOpenAPITests and `courier-bench openapi`. Generated code, apart from the code we write.
         .target(
             name: "ImageStoreAPI",
             dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
-            path: "Tests/ImageStoreAPI",
-            exclude: ["openapi-generator-config.yaml", "openapi.sha256"],
-            // The generator's files import at package level what some of them do not use, and
-            // mark it with an attribute Swift 6.4 reads; with 6.3 the warning is silenced here, for
-            // generated code only (a target in no product, so no dependent ever sees the flag).
-            swiftSettings: [.unsafeFlags(["-suppress-warnings"])]
+            path: "Generated/ImageStoreAPI",
+            exclude: ["openapi-generator-config.yaml", "openapi.sha256"]
         ),
         // The watcher the tests run their tools from PyPI under (mitmproxy, schemathesis, pip): C,
         // for what a child must do between fork and exec. Test machinery: no product names it.
@@ -227,6 +237,7 @@ let package = Package(
                 "CourierExamples",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 "ImageStoreServer",
+                "ImageStoreTesting",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
@@ -247,6 +258,7 @@ let package = Package(
                 "CourierOpenAPI",
                 "ImageStoreAPI",
                 "ImageStoreServer",
+                "ImageStoreTesting",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),

@@ -1,6 +1,6 @@
 // swift-tools-version: 6.1
 // The OpenAPI generator, pinned, in a package of its own so that nothing else builds it: only
-// `Scripts/generate-openapi.sh` does, to regenerate `Tests/ImageStoreAPI/Generated` from the
+// `Scripts/generate-openapi.sh` does, to regenerate `Generated/ImageStoreAPI/Generated` from the
 // sample server's document. A package that depends on Courier never resolves it.
 import PackageDescription
 

@@ -3,6 +3,7 @@ import CourierAsyncHTTPClient
 import Dispatch
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 
 /// The narrated tour `courier demo` runs against an in-process server. Each step checks what it
 /// shows and throws ``DemoFailure`` when the library does not behave as described.
@@ -22,7 +23,7 @@ package struct DemoScenario: Sendable {
     package func run() async throws {
         let narrator = Narrator(output: output)
         narrator.title("Courier demo")
-        let server = try await ImageStoreServer.start()
+        let server = try await ImageStoreServer.instrumented()
         narrator.say("Sample server started in-process at \(server.baseURL.absoluteString) (SQLite: \(server.databasePath)).")
         let (httpTransport, shutdown) = makeTransport()
         do {

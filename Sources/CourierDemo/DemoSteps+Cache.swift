@@ -1,6 +1,7 @@
 import Courier
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 
 extension DemoSteps {
     /// Seeds 000/001 `.both` and seed 003's offline mode, against a server of its own that it stops.
@@ -8,7 +9,7 @@ extension DemoSteps {
         narrator.step("The response cache: .both gives the cached answer, then the network's; offline mode serves the cache")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-demo-cache-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try await ImageStoreServer.start()
+        let server = try await ImageStoreServer.instrumented()
         var configuration = ClientConfiguration(baseURL: server.baseURL)
         configuration.cache = ResponseCache(directory: directory)
         let client = APIClient(configuration: configuration, transport: transport)

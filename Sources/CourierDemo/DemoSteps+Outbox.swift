@@ -2,6 +2,7 @@ import Courier
 import CourierStore
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 
 extension DemoSteps {
     /// The outbox: edits made while the server is down are kept (the store shows them at once),
@@ -12,7 +13,7 @@ extension DemoSteps {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let serverFile = directory.appendingPathComponent("server.sqlite").path
-        let server = try await ImageStoreServer.start(ServerConfiguration(databasePath: serverFile))
+        let server = try await ImageStoreServer.instrumented(ServerConfiguration(databasePath: serverFile))
         var configuration = ClientConfiguration(baseURL: server.baseURL)
         configuration.errorPresenter = nil
         let client = APIClient(configuration: configuration, transport: transport)
@@ -48,7 +49,7 @@ extension DemoSteps {
         try demand(shown?.title == "Final", "the optimistic rename is not in the store")
 
         server.releasePort()
-        let back = try await ImageStoreServer.start(ServerConfiguration(port: port, databasePath: serverFile))
+        let back = try await ImageStoreServer.instrumented(ServerConfiguration(port: port, databasePath: serverFile))
         do {
             narrator.say("Server back on port \(port). The app's next request is answered, so the outbox sends at once (its backoff is 30 s):")
             _ = try await client.send(Request<Data>(.get, "images"))

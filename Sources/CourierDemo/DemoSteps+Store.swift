@@ -2,6 +2,7 @@ import Courier
 import CourierStore
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 
 extension DemoSteps {
     /// Seed 004's CoreDataHelper: `GET /images` imported into a local store, the server stopped,
@@ -10,7 +11,7 @@ extension DemoSteps {
         narrator.step("CourierStore: GET /images imported into SQLite; with the server gone, the list comes from the store")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-demo-store-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try await ImageStoreServer.start()
+        let server = try await ImageStoreServer.instrumented()
         let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL), transport: transport)
         let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(count: 64)
         for title in ["Sunrise", "Noon", "Sunset"] {

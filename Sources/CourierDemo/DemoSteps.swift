@@ -2,6 +2,7 @@ import Courier
 import Dispatch
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 
 /// A seed-shaped user, as `/sample` returns it.
 struct DemoUser: Decodable, Sendable {

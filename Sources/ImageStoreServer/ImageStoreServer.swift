@@ -36,13 +36,10 @@ import ServiceLifecycle
 ///   with rotating `access-token`/`client`/`uid`/`expiry` headers, and a demo account
 ///   (``ServerConfiguration/demoAccount``, `demo@example.com` / `password` by default);
 /// - `/flaky/{key}` (any method): a response that fails a chosen number of times with a chosen
-///   status and `Retry-After`;
-/// - with the test routes on (Courier's own tests, demo and benchmarks; `courier serve --test-routes`):
-///   `GET /hold/{key}`, a response held until released, and `GET /_counters`, requests per route
-///   (not itself counted).
+///   status and `Retry-After`.
 ///
-/// The counters, hold gates and port holding are Courier's test instrumentation, for its own
-/// targets only (`package`).
+/// Other modules add routes and middleware through ``ServerConfiguration/extensions``; the
+/// `ImageStoreTesting` module adds the counters, hold gates and routes Courier's own tests use.
 public final class ImageStoreServer: Sendable {
     /// The address the server listens on.
     public let host: String
@@ -55,17 +52,15 @@ public final class ImageStoreServer: Sendable {
     /// sorted: what a test compares with the OpenAPI document the server publishes.
     package let routes: [String]
 
+    /// What ``ServerConfiguration/extensions`` added to the server.
+    public let extensions: [any ServerExtension]
+
     private let database: ServerDatabase
-    private let counter: RequestCounter
-    private let ledger: FlakyLedger
-    private let gate: HoldGate
     private let group: ServiceGroup
     private let runTask: Locked<Task<Void, Never>?>
     private let finished: Task<Void, Never>
     /// Succeeds when the listening socket is closed.
     private let listenerClosed: EventLoopFuture<Void>
-    /// The port kept bound after ``stopHoldingPort(gracePeriod:)``.
-    private let heldPort = Locked<PortHold?>(nil)
 
     /// Whether the server speaks HTTPS (``ServerConfiguration/tls``).
     public let usesTLS: Bool
@@ -74,7 +69,7 @@ public final class ImageStoreServer: Sendable {
     public var baseURL: URL { URL(string: "\(usesTLS ? "https" : "http")://\(host.contains(":") ? "[\(host)]" : host):\(port)")! }
 
     private init(
-        host: String, port: Int, database: ServerDatabase, counter: RequestCounter, ledger: FlakyLedger, gate: HoldGate,
+        host: String, port: Int, database: ServerDatabase, extensions: [any ServerExtension],
         group: ServiceGroup, runTask: Task<Void, Never>, listenerClosed: EventLoopFuture<Void>, routes: [String], usesTLS: Bool
     ) {
         self.listenerClosed = listenerClosed
@@ -84,9 +79,7 @@ public final class ImageStoreServer: Sendable {
         self.port = port
         self.databasePath = database.path
         self.database = database
-        self.counter = counter
-        self.ledger = ledger
-        self.gate = gate
+        self.extensions = extensions
         self.group = group
         self.runTask = Locked(runTask)
         self.finished = Task { await runTask.value }
@@ -97,7 +90,6 @@ public final class ImageStoreServer: Sendable {
     /// - Throws: when the database cannot be opened or the address cannot be bound.
     public static func start(_ configuration: ServerConfiguration = ServerConfiguration(), logger: Logger? = nil) async throws -> ImageStoreServer {
         let database = try ServerDatabase.open(path: configuration.databasePath)
-        let counter = RequestCounter()
         let logger = logger ?? {
             var quiet = Logger(label: "ImageStoreServer")
             quiet.logLevel = .warning
@@ -107,12 +99,10 @@ public final class ImageStoreServer: Sendable {
         if let demo = configuration.demoAccount {
             try await accounts.ensureAccount(email: demo.email, password: demo.password)
         }
-        let ledger = FlakyLedger()
-        let gate = HoldGate()
         let idempotency = try IdempotencyLedger(database: database)
         let router = ServerRouter.build(
-            counter: counter, database: database, accounts: accounts, maximumImageSize: configuration.maximumImageSize,
-            ledger: ledger, gate: gate, idempotency: idempotency, testRoutes: configuration.testRoutes)
+            database: database, accounts: accounts, maximumImageSize: configuration.maximumImageSize, idempotency: idempotency,
+            extensions: configuration.extensions)
         let ready = StartSignal()
         var server = HTTPServerBuilder.http1()
         if let tls = configuration.tls {
@@ -141,7 +131,7 @@ public final class ImageStoreServer: Sendable {
         do {
             let listening = try await ready.wait()
             return ImageStoreServer(
-                host: configuration.host, port: listening.port, database: database, counter: counter, ledger: ledger, gate: gate,
+                host: configuration.host, port: listening.port, database: database, extensions: configuration.extensions,
                 group: group, runTask: runTask, listenerClosed: listening.closed, routes: router.routes.map { "\($0.method) \($0.path)" }.sorted(), usesTLS: configuration.tls != nil)
         } catch {
             runTask.cancel()
@@ -172,72 +162,8 @@ public final class ImageStoreServer: Sendable {
         database.removeIfTemporary()
     }
 
-    /// Stops the server as ``stop(gracePeriod:)`` does and keeps its port bound, not listening,
-    /// until ``releasePort()``: its URL refuses connections, as a server that is gone does, and
-    /// no server started meanwhile on port 0 (in this process or another) is given the port and
-    /// answers in its place. Release it right before a server starts on the port again:
-    ///
-    /// ```swift
-    /// try await server.stopHoldingPort()
-    /// // … requests to server.baseURL fail with cannotConnect …
-    /// server.releasePort()
-    /// let back = try await ImageStoreServer.start(ServerConfiguration(port: server.port, databasePath: path))
-    /// ```
-    /// - Throws: when the port cannot be bound again (the server is stopped all the same).
-    package func stopHoldingPort(gracePeriod: Duration = .seconds(2)) async throws {
-        await stop(gracePeriod: gracePeriod)
-        let hold = try PortHold(host: host, port: port)
-        heldPort.withLock { $0 = hold }
-    }
-
-    /// Unbinds the port ``stopHoldingPort(gracePeriod:)`` kept; does nothing if none is held.
-    package func releasePort() {
-        heldPort.withLock { held in
-            defer { held = nil }
-            return held
-        }?.release()
-    }
-
     /// Returns when the server has stopped (after ``stop()``, or when it failed).
     public func waitUntilStopped() async { await finished.value }
-
-    /// Requests received by `route` (a pattern as registered, such as `/echo/**` or
-    /// `/status/{code}`), for one method or, with `nil`, all methods.
-    package func requestCount(_ method: String? = nil, _ route: String) -> Int {
-        counter.count(method: method, route: route)
-    }
-
-    /// Requests to `route` the server answered `304 Not Modified` (conditional requests whose
-    /// copy was current), for one method or all.
-    package func notModifiedCount(_ method: String? = nil, _ route: String) -> Int {
-        counter.count(method: method, route: route + "#304")
-    }
-
-    /// Requests received by `route` with any method.
-    package func requestCount(_ route: String) -> Int {
-        counter.count(method: nil, route: route)
-    }
-
-    /// Returns once `route` has received at least `count` requests (of `method`, or of any method
-    /// with `nil`): a way for tests to act at a known point without sleeping.
-    package func waitForRequests(_ method: String? = nil, _ route: String, count: Int = 1) async {
-        await counter.wait(method: method, route: route, count: count)
-    }
-
-    /// Every count, keyed `"METHOD /route"`.
-    package var requestCounts: [String: Int] { counter.all }
-
-    /// Requests `/flaky/{key}` has received for `key`.
-    package func flakyAttempts(_ key: String) -> Int { ledger.count(key) }
-
-    /// The byte at `index` of every `/ranged/{count}` file of `version`.
-    package static func rangedByte(_ index: Int, version: String = "1") -> UInt8 { ResilienceRoutes.rangedByte(index, version: version) }
-
-    /// Lets every `GET /hold/{key}` for `key` answer, now and later.
-    package func release(_ key: String) { gate.release(key) }
-
-    /// Sets every count to zero.
-    package func resetCounters() { counter.reset() }
 }
 
 /// Why the server did not start.

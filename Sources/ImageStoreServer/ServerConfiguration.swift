@@ -21,10 +21,8 @@ public struct ServerConfiguration: Sendable {
     /// The largest image `POST /images` and `PATCH /images/{id}` accept, in bytes (10 MB by
     /// default); a larger one is refused with 413 and nothing is stored.
     public var maximumImageSize: Int
-    /// Whether the routes only Courier's own tests use are served: `/hold/{key}` (held until
-    /// released) and `/_counters`. On for a server started in-process (tests, the demo, the benchmarks);
-    /// `courier serve` turns them on only with `--test-routes`.
-    package var testRoutes = true
+    /// Routes and middleware other modules add (``ServerExtension``), in order; none by default.
+    public var extensions: [any ServerExtension] = []
     /// A certificate chain (the server's certificate first) and its private key, both PEM, to
     /// serve HTTPS with (HTTP/1.1); `nil`, the default, for plain HTTP.
     public var tls: (certificateChainPEM: String, privateKeyPEM: String)?

@@ -3,16 +3,15 @@ import Hummingbird
 /// Assembles the server's routes. Each feature adds its routes here.
 enum ServerRouter {
     static func build(
-        counter: RequestCounter, database: ServerDatabase, accounts: AccountStore, maximumImageSize: Int,
-        ledger: FlakyLedger, gate: HoldGate, idempotency: IdempotencyLedger, testRoutes: Bool
+        database: ServerDatabase, accounts: AccountStore, maximumImageSize: Int, idempotency: IdempotencyLedger,
+        extensions: [any ServerExtension]
     ) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
-        let diagnostics = DiagnosticRoutes(counter: counter)
-        if testRoutes { diagnostics.addUncounted(to: router) }
+        for addition in extensions { addition.addFirst(to: router) }
         OpenAPIRoutes().add(to: router)
-        router.add(middleware: CountingMiddleware(counter: counter))
         router.add(middleware: IdempotencyMiddleware(ledger: idempotency))
-        diagnostics.add(to: router)
+        for addition in extensions { addition.addBeforeRoutes(to: router) }
+        DiagnosticRoutes().add(to: router)
         ErrorRoutes().add(to: router)
         AuthRoutes(accounts: accounts).add(to: router)
         DocumentRoutes(database: database).add(to: router)
@@ -20,9 +19,8 @@ enum ServerRouter {
         ImageRoutes(database: database, maximumImageSize: maximumImageSize).add(to: router)
         UploadSinkRoutes().add(to: router)
         StreamRoutes().add(to: router)
-        let resilience = ResilienceRoutes(ledger: ledger, gate: gate)
-        resilience.add(to: router)
-        if testRoutes { resilience.addTestRoutes(to: router) }
+        ResilienceRoutes().add(to: router)
+        for addition in extensions { addition.addLast(to: router) }
         return router
     }
 }

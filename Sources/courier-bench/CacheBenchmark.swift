@@ -3,6 +3,7 @@ import Courier
 import CourierAsyncHTTPClient
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 
 /// `courier-bench cache`: a cached GET from memory and from disk against the same GET over the
 /// network (`/sample` through Courier on async-http-client, in-process server, concurrency 1), and the time from opening a cache of 10,000
@@ -13,7 +14,7 @@ struct CacheBenchmark {
     func run() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-cache-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
-        let server = try await ImageStoreServer.start()
+        let server = try await ImageStoreServer.instrumented()
         let transport = AsyncHTTPClientTransport()
         let memoryCache = ResponseCache(directory: root.appendingPathComponent("memory"))
         let diskCache = ResponseCache(directory: root.appendingPathComponent("disk"), memoryCapacity: 0)

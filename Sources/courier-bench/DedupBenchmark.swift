@@ -3,6 +3,7 @@ import Courier
 import CourierAsyncHTTPClient
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 
 /// `courier-bench dedup`: 100 concurrent identical GETs of `/sample` with in-flight sharing
 /// against the same 100 with sharing off, on each transport; the ratio is batches per second
@@ -11,7 +12,7 @@ struct DedupBenchmark {
     let options: BenchOptions
 
     func run() async throws {
-        let server = try await ImageStoreServer.start()
+        let server = try await ImageStoreServer.instrumented()
         var ahcConfiguration = AsyncHTTPClientTransport.Configuration()
         ahcConfiguration.maximumConnectionsPerHost = 32
         let ahc = AsyncHTTPClientTransport(configuration: ahcConfiguration)

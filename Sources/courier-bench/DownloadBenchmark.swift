@@ -2,9 +2,9 @@ import AsyncHTTPClient
 import BenchWorkloads
 import Courier
 import CourierAsyncHTTPClient
-import CourierProbes
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import NIOCore
 
 /// `courier-bench download`: a 256 MiB resumable download through Courier (async-http-client
@@ -20,7 +20,7 @@ struct DownloadBenchmark {
         defer { try? FileManager.default.removeItem(at: directory) }
         let size = options.scaled(256, minimum: 16) << 20
         let dropEvery = 16 << 20
-        let server = try await ImageStoreServer.start()
+        let server = try await ImageStoreServer.instrumented()
         let transport = AsyncHTTPClientTransport()
         var configuration = ClientConfiguration(baseURL: server.baseURL)
         configuration.cache = nil

@@ -4,6 +4,7 @@ import CourierAsyncHTTPClient
 import CourierPostgres
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Logging
 import PostgresNIO
 import Subprocess
@@ -40,7 +41,7 @@ struct FleetBenchmark {
     }
 
     private func measure(_ cluster: Cluster) async throws {
-        let server = try await ImageStoreServer.start()
+        let server = try await ImageStoreServer.instrumented()
         defer { Task { await server.stop() } }
         if options.selects("fleet.upstream") {
             let perCaller = options.scaled(1_000, minimum: 50)

@@ -1,6 +1,7 @@
 import BenchWorkloads
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 
 /// The hot-path lines of `courier-bench overhead`, measured on figures the machine's load cannot
 /// move: instructions (valgrind's callgrind), context switches and allocations (the
@@ -15,7 +16,7 @@ struct HotPathBenchmark {
             print("overhead.switches skipped: build courier-probe first (swift build -c release --product courier-probe)")
             return
         }
-        let server = try await ImageStoreServer.start()
+        let server = try await ImageStoreServer.instrumented()
         let interposer = Self.sibling("libMallocInterposerSwift.so")
         for transport in options.transports {
             for concurrency in [1, 32] {

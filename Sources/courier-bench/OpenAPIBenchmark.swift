@@ -6,6 +6,7 @@ import CourierOpenAPI
 import Foundation
 import ImageStoreAPI
 import ImageStoreServer
+import ImageStoreTesting
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
 
@@ -22,7 +23,7 @@ struct OpenAPIBenchmark {
     let options: BenchOptions
 
     func run() async throws {
-        let server = try await ImageStoreServer.start()
+        let server = try await ImageStoreServer.instrumented()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-openapi-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         var transportConfiguration = CourierAsyncHTTPClient.AsyncHTTPClientTransport.Configuration()

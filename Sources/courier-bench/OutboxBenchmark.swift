@@ -4,6 +4,7 @@ import CourierStore
 import Foundation
 import GRDB
 import ImageStoreServer
+import ImageStoreTesting
 
 /// `courier-bench outbox`: the offline write queue against doing its work by hand.
 ///
@@ -17,7 +18,7 @@ struct OutboxBenchmark {
     let options: BenchOptions
 
     func run() async throws {
-        let server = try await ImageStoreServer.start()
+        let server = try await ImageStoreServer.instrumented()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-outbox-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -4,6 +4,7 @@ import CourierAsyncHTTPClient
 import CourierTesting
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 
 /// `courier-bench replay`: HAR cassettes against the network they stand in for.
 ///
@@ -16,7 +17,7 @@ struct ReplayBenchmark {
     let options: BenchOptions
 
     func run() async throws {
-        let server = try await ImageStoreServer.start()
+        let server = try await ImageStoreServer.instrumented()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-replay-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let ahc = AsyncHTTPClientTransport()

@@ -2,9 +2,9 @@ import AsyncHTTPClient
 import BenchWorkloads
 import Courier
 import CourierAsyncHTTPClient
-import CourierProbes
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -20,7 +20,7 @@ struct StreamBenchmark {
     let options: BenchOptions
 
     func run() async throws {
-        let server = try await ImageStoreServer.start()
+        let server = try await ImageStoreServer.instrumented()
         let ahc = AsyncHTTPClientTransport()
         let session = URLSessionTransport()
         let rawSession = SmallGet.rawSession()

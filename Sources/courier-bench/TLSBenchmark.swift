@@ -3,6 +3,7 @@ import Courier
 import CourierAsyncHTTPClient
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Subprocess
 import SystemPackage
 
@@ -33,7 +34,7 @@ struct TLSBenchmark {
         let key = try String(contentsOf: directory.appendingPathComponent("key.pem"), encoding: .utf8)
         var serverConfiguration = ServerConfiguration()
         serverConfiguration.tls = (certificate, key)
-        let server = try await ImageStoreServer.start(serverConfiguration)
+        let server = try await ImageStoreServer.instrumented(serverConfiguration)
         defer { Task { await server.stop() } }
         var settings = AsyncHTTPClientTransport.Configuration()
         settings.maximumConnectionsPerHost = 32

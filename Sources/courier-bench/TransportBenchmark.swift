@@ -4,6 +4,7 @@ import Courier
 import CourierAsyncHTTPClient
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 
 /// `courier-bench transport`: Courier on each transport against the same transport's raw API, small
 /// JSON and 1 MiB GETs, at concurrency 1 and 32; throughput ratio and latency percentiles.
@@ -18,7 +19,7 @@ struct TransportBenchmark {
     }
 
     func run() async throws {
-        let server = try await ImageStoreServer.start()
+        let server = try await ImageStoreServer.instrumented()
         defer { Task { await server.stop() } }
         let workloads = [
             Workload(name: "small", path: "sample", counts: [1: options.scaled(600), 32: options.scaled(2000)], expectedBytes: nil),

@@ -2,9 +2,9 @@ import BenchWorkloads
 import AsyncHTTPClient
 import Courier
 import CourierAsyncHTTPClient
-import CourierProbes
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import NIOCore
 import NIOFoundationCompat
 
@@ -20,8 +20,8 @@ struct UploadBenchmark {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("upload.bin")
         let size = Int64(options.scaled(1024, minimum: 16)) << 20
-        try UploadProbe.writeFile(file, size: size)
-        let server = try await ImageStoreServer.start()
+        try PatternFile.write(file, size: size)
+        let server = try await ImageStoreServer.instrumented()
         let transport = AsyncHTTPClientTransport()
         var configuration = ClientConfiguration(baseURL: server.baseURL)
         configuration.cache = nil

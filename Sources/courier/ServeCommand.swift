@@ -18,9 +18,6 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The SQLite database file (default: a temporary file deleted on exit).")
     var database: String?
 
-    @Flag(help: "Also serve the routes only Courier's own tests use: /hold/{key} and /_counters.")
-    var testRoutes = false
-
     @Option(help: "A PEM certificate chain (the server's certificate first) to serve HTTPS with; needs --tls-key.")
     var tlsCertificate: String?
 
@@ -34,7 +31,6 @@ struct ServeCommand: AsyncParsableCommand {
         let server: ImageStoreServer
         do {
             var configuration = ServerConfiguration(host: host, port: port, databasePath: database)
-            configuration.testRoutes = testRoutes
             configuration.tls = tls
             server = try await ImageStoreServer.start(configuration, logger: logger)
         } catch {

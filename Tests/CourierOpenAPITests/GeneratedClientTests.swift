@@ -5,6 +5,7 @@ import Foundation
 import HTTPTypes
 import ImageStoreAPI
 import ImageStoreServer
+import ImageStoreTesting
 import InMemoryTracing
 import OpenAPIRuntime
 import Testing

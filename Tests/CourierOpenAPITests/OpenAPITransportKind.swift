@@ -3,6 +3,7 @@ import Courier
 import CourierAsyncHTTPClient
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// The Courier transports the generated client runs on.
@@ -19,7 +20,7 @@ enum OpenAPITransportKind: String, CaseIterable, Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-openapi-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try await ImageStoreServer.start(ServerConfiguration(port: holdable ? try FreePort.next() : 0))
+        let server = try await ImageStoreServer.instrumented(ServerConfiguration(port: holdable ? try FreePort.next() : 0))
         let transport: any HTTPTransport = self == .urlSession ? URLSessionTransport() : AsyncHTTPClientTransport()
         let outcome: Result<T, any Error>
         do {

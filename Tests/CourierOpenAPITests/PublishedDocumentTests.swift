@@ -1,6 +1,7 @@
 import Courier
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// The OpenAPI document the sample server serves at `/openapi.yaml` is the one the client is
@@ -21,7 +22,7 @@ import Testing
 
     @Test func theDocumentNamesEveryImageStoreRouteAndOnlyRoutesTheServerHas() async throws {
         let documented = try Self.operations(in: String(contentsOf: Self.file, encoding: .utf8))
-        let server = try await ImageStoreServer.start()
+        let server = try await ImageStoreServer.instrumented()
         let routes = Set(server.routes)
         await server.stop()
         // Every documented operation is a route of the server…

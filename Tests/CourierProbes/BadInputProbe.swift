@@ -3,6 +3,7 @@ import CourierDemo
 import CourierAsyncHTTPClient
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 
 /// Sends requests the app built wrongly (infinite and negative timeouts, line breaks in headers, a
 /// method that is not a token, non-finite numbers in bodies…) through Courier to an in-process
@@ -88,7 +89,7 @@ package enum BadInputProbe {
     /// server saw (0: nothing reached the wire), with `configurationCases` for client-wide values.
     package static func run(transport kind: DemoTransport, directory: URL) async throws -> (outcomes: [Outcome], serverRequests: Int) {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let server = try await ImageStoreServer.start()
+        let server = try await ImageStoreServer.instrumented()
         let ahc = AsyncHTTPClientTransport()
         let transport: any HTTPTransport = kind == .ahc ? ahc : URLSessionTransport()
         var outcomes: [Outcome] = []

@@ -2,11 +2,13 @@ import Courier
 import CourierDemo
 import CourierAsyncHTTPClient
 import Dispatch
+import BenchWorkloads
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 import ImageStoreServer
+import ImageStoreTesting
 
 /// Requests cancelled at random moments against an in-process server: the check behind "cancel
 /// anything at any moment". Run in a process of its own (`courier-test-helper cancel-storm`), so a crash or a
@@ -80,10 +82,10 @@ package enum CancelStorm {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         pinAllocatorThreshold()
         let upload = directory.appendingPathComponent("storm-upload.bin")
-        try UploadProbe.writeFile(upload, size: 2 << 20)
+        try PatternFile.write(upload, size: 2 << 20)
         let downloads = directory.appendingPathComponent("downloads")
         try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
-        let server = try await ImageStoreServer.start()
+        let server = try await ImageStoreServer.instrumented()
         if [.foundationFileUpload, .foundationAsyncRace, .foundationDataUpload].contains(mode) {
             defer { Task { await server.stop() } }
             let reproduction = FoundationReproduction(baseURL: server.baseURL, upload: upload)

@@ -3,6 +3,7 @@ import CourierAsyncHTTPClient
 import CourierTesting
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 
 /// Sends a file of ``FuzzCase``s through Courier's public API: on async-http-client or URLSession
 /// to an in-process sample server, or on `StubTransport`. Run in a process of its own
@@ -25,7 +26,7 @@ package enum FuzzProbe {
     /// Sends every case in `file` through `transport` (`ahc`, `urlsession` or `stub`).
     package static func run(cases file: URL, transport name: String, output: @Sendable (String) -> Void) async throws -> Summary {
         let cases = try JSONDecoder().decode([FuzzCase].self, from: Data(contentsOf: file))
-        let server = try await ImageStoreServer.start()
+        let server = try await ImageStoreServer.instrumented()
         let ahc = AsyncHTTPClientTransport()
         let transport: any HTTPTransport
         switch name {

@@ -2,8 +2,10 @@ import Courier
 import CourierDemo
 import CourierAsyncHTTPClient
 import Crypto
+import BenchWorkloads
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 
 /// Uploads a large file as multipart through Courier to an in-process server and measures the
 /// process's peak memory growth: the check behind "a 200 MB upload stays under 64 MB", run in a
@@ -31,8 +33,8 @@ package enum UploadProbe {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let file = directory.appendingPathComponent("probe-\(UUID().uuidString).bin")
         defer { try? FileManager.default.removeItem(at: file) }
-        try writeFile(file, size: size)
-        let server = try await ImageStoreServer.start()
+        try PatternFile.write(file, size: size)
+        let server = try await ImageStoreServer.instrumented()
         let transport: any HTTPTransport = kind == .ahc ? AsyncHTTPClientTransport() : URLSessionTransport()
         do {
             var configuration = ClientConfiguration(baseURL: server.baseURL)
@@ -43,7 +45,7 @@ package enum UploadProbe {
             // one-time cost of the first request (connection, buffers, code paged in).
             let warmUp = directory.appendingPathComponent("probe-\(UUID().uuidString).warm")
             defer { try? FileManager.default.removeItem(at: warmUp) }
-            try writeFile(warmUp, size: 1 << 20)
+            try PatternFile.write(warmUp, size: 1 << 20)
             _ = try await client.send(Request<JSONValue>.upload("uploads/raw", parts: [
                 .text("note", "warm-up"), .file("file", warmUp, mimeType: "application/octet-stream"),
             ]))
@@ -78,57 +80,5 @@ package enum UploadProbe {
         var reader = body.chunks(size: 1 << 20).makeIterator()
         while let chunk = try reader.next() { hash.update(data: chunk) }
         return hash.finalize().hex
-    }
-
-    /// Writes `size` bytes of a repeating pattern, a mebibyte at a time.
-    package static func writeFile(_ url: URL, size: Int64) throws {
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
-        }
-        let handle = try FileHandle(forWritingTo: url)
-        defer { try? handle.close() }
-        var chunk = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
-        var written: Int64 = 0
-        var round: UInt8 = 0
-        while written < size {
-            chunk[0] = round
-            round &+= 1
-            let piece = chunk.prefix(Int(min(Int64(chunk.count), size - written)))
-            try handle.write(contentsOf: piece)
-            written += Int64(piece.count)
-        }
-    }
-}
-
-/// The process's resident memory, from `/proc/self/status` (Linux; `nil` fields elsewhere).
-package struct MemoryStatus: Sendable {
-    /// `VmRSS`, in KiB.
-    package let residentKB: Int
-    /// `VmHWM` (the peak since start or the last reset), in KiB.
-    package let peakKB: Int?
-
-    /// Reads the current figures.
-    package static func read() -> MemoryStatus {
-        let text = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-        func field(_ name: String) -> Int? {
-            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return nil }
-            return Int(line.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
-        }
-        return MemoryStatus(residentKB: field("VmRSS") ?? 0, peakKB: field("VmHWM"))
-    }
-
-    /// Resets the peak (`VmHWM`) to the current resident size (Linux 4.0 and later).
-    package static func resetPeak() {
-        try? Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/self/clear_refs"))
-    }
-
-    /// How far the resident memory rose above where it was while `work` ran, in MiB (its peak
-    /// where the system reports one, else where it ended).
-    package static func peakGrowth(of work: () async throws -> Void) async rethrows -> Double {
-        let before = read()
-        resetPeak()
-        try await work()
-        let after = read()
-        return Double(max(0, (after.peakKB ?? after.residentKB) - before.residentKB)) / 1024
     }
 }

@@ -1,6 +1,7 @@
 import Courier
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// Authentication headers: captured, persisted, injected, never leaked, cleared by logout.
@@ -233,7 +234,7 @@ import Testing
     }
 
     @Test func theDemoAccountIsConfigurable() async throws {
-        let server = try await ImageStoreServer.start(ServerConfiguration(demoAccount: nil))
+        let server = try await ImageStoreServer.instrumented(ServerConfiguration(demoAccount: nil))
         let client = client(server, store: InMemoryCredentialStore())
         let error = await #expect(throws: CourierError.self) { try await Self.signIn(client) }
         #expect(error?.classification == .unauthorized)

@@ -1,6 +1,7 @@
 import Courier
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// What goes over the wire for each kind of body, as the echo route sees it, on both transports.

@@ -1,6 +1,7 @@
 import Courier
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// The cache options, offline mode, revalidation, invalidation and per-user scope, against the
@@ -103,7 +104,7 @@ import Testing
 
     @Test func offlineModeAnswersFromTheCacheWhenTheServerIsGone() async throws {
         try await withTemporaryCache { cache, _ in
-            let server = try await ImageStoreServer.start(.holdable())
+            let server = try await ImageStoreServer.instrumented(.holdable())
             let client = client(server, URLSessionTransport(), cache)
             try await client.putDocument("a", "kept")
             _ = try await client.send(document(.cacheOnly))

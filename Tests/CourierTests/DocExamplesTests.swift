@@ -3,6 +3,7 @@ import Courier
 import Dispatch
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// The code the DocC articles show (the `CourierExamples` target) does what the articles say,
@@ -111,7 +112,7 @@ struct DocExamplesTests {
         let directory = try TemporaryDirectory.created()
         defer { directory.remove() }
         let cache = ResponseCache(directory: directory.url)
-        let server = try await ImageStoreServer.start(.holdable())
+        let server = try await ImageStoreServer.instrumented(.holdable())
         let client = server.client(URLSessionTransport()) { $0.cache = cache }
         try await SeedFixtures.put(#"{"hobbies":["kitesurfing"]}"#, as: "hobbies", on: client)
         let online = try await hobbies(client: client)

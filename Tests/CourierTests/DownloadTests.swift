@@ -1,6 +1,7 @@
 import Courier
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// Downloads to a file: streamed to disk, progress, replacement, failures that leave the

@@ -1,6 +1,7 @@
 import Courier
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Synchronization
 import Testing
 

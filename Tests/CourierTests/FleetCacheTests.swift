@@ -3,6 +3,7 @@ import CourierAsyncHTTPClient
 import CourierPostgres
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Logging
 import MetricsTestKit
 import PostgresNIO

@@ -1,5 +1,6 @@
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 @testable import Courier

@@ -2,6 +2,7 @@ import CourierDemo
 import CourierProbes
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// Requests that ended the sample server's process, found by schemathesis against its OpenAPI

@@ -1,6 +1,7 @@
 import Courier
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// The sample server honours `Idempotency-Key` on writes as the IETF draft describes: a repeat of

@@ -1,6 +1,7 @@
 import Courier
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// Seed 004's image store, through the library: the whole CRUD flow and the server's refusals.

@@ -1,6 +1,7 @@
 import Courier
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// Requests decode with `ModelDecoder` by default; `JSONDecoder` per client or per request.

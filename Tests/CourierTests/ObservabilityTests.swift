@@ -2,6 +2,7 @@ import Courier
 import CourierAsyncHTTPClient
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import InMemoryTracing
 import MetricsTestKit
 import Testing

@@ -3,6 +3,7 @@ import CourierDemo
 import CourierProbes
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Logging
 import Testing
 
@@ -30,7 +31,7 @@ import Testing
     /// A client with `reports` as its failure hook and presenter, a document cached, and then no
     /// server: the stopped server holds its port until the test releases it.
     func cachedThenGone(_ transport: any HTTPTransport, _ cache: ResponseCache) async throws -> (APIClient, Reports, gone: ImageStoreServer) {
-        let server = try await ImageStoreServer.start(.holdable())
+        let server = try await ImageStoreServer.instrumented(.holdable())
         let reports = Reports()
         let client = server.client(transport) {
             $0.cache = cache

@@ -1,6 +1,7 @@
 import Courier
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// Redirects are followed by the client with the same rules on both transports; credentials never

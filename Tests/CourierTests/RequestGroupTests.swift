@@ -1,6 +1,7 @@
 import Courier
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// Per-group customisation: a group's own base URL and parameters injected into every request.

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 @testable import Courier

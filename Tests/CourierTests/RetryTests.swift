@@ -3,6 +3,7 @@ import CourierDemo
 import CourierProbes
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// Retries against the sample server's `/flaky/{key}` route, which fails a chosen number of times:

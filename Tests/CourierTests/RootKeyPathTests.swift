@@ -1,6 +1,7 @@
 import Courier
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// `Request.decoding(at:)`: the value at a key path of the body, with any decoder, and errors that

@@ -1,12 +1,13 @@
 import Courier
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// The sample server's skeleton: lifecycle, counters, diagnostic routes.
 @Suite struct ServerTests {
     @Test func startsOnAFreeLoopbackPortWithATemporaryDatabaseAndStopsCleanly() async throws {
-        let server = try await ImageStoreServer.start()
+        let server = try await ImageStoreServer.instrumented()
         #expect(server.host == "127.0.0.1" && server.port > 0)
         #expect(FileManager.default.fileExists(atPath: server.databasePath))
         let client = APIClient(baseURL: server.baseURL)
@@ -18,12 +19,11 @@ import Testing
         #expect(error?.kind == .cannotConnect)
     }
 
-    /// Without the test routes (a plain `courier serve`), the hold gates and counters are not
-    /// served; the documented routes, `/flaky/{key}` among them, are.
-    @Test func theTestRoutesAreServedOnlyWhenAskedFor() async throws {
-        var configuration = ServerConfiguration()
-        configuration.testRoutes = false
-        let server = try await ImageStoreServer.start(configuration)
+    /// A server started without ``Instruments`` (a plain `courier serve`) serves no hold gates and
+    /// no counters; the documented routes, `/flaky/{key}` among them, are served. An extension's
+    /// routes and middleware are added where ``ServerExtension`` says.
+    @Test func theTestRoutesAreServedOnlyByAnInstrumentedServer() async throws {
+        let server = try await ImageStoreServer.start()
         let client = APIClient(baseURL: server.baseURL)
         for path in ["_counters", "hold/k"] {
             let error = await #expect(throws: CourierError.self) { try await client.send(Request<Data>(.get, path)) }
@@ -32,17 +32,24 @@ import Testing
         #expect(try await client.send(Request<Data>(.get, "flaky/k", query: ["failures": 0])).statusCode == 200)
         #expect(!server.routes.contains("GET /_counters") && !server.routes.contains("GET /hold/{key}"))
         await server.stop()
-        let full = try await ImageStoreServer.start()
+        let full = try await ImageStoreServer.instrumented()
         #expect(full.routes.contains("GET /_counters") && full.routes.contains("GET /hold/{key}"))
+        let fullClient = APIClient(baseURL: full.baseURL)
+        _ = try await fullClient.send(Request<Data>(.get, "flaky/k", query: ["failures": 0]))
+        _ = try await fullClient.send(Request<Data>(.get, "flaky/k", query: ["failures": 0]))
+        _ = try await fullClient.send(Request<Data>(.get, "_counters"))
+        #expect(full.flakyAttempts("k") == 2)
+        #expect(full.requestCount("GET", "/flaky/{key}") == 2)
+        #expect(full.requestCount("/_counters") == 0)
         await full.stop()
     }
 
     @Test func keepsAGivenDatabaseFileAndFailsClearlyOnABusyPort() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let server = try await ImageStoreServer.start(ServerConfiguration(databasePath: path))
+        let server = try await ImageStoreServer.instrumented(ServerConfiguration(databasePath: path))
         await #expect(throws: (any Error).self) {
-            _ = try await ImageStoreServer.start(ServerConfiguration(port: server.port))
+            _ = try await ImageStoreServer.instrumented(ServerConfiguration(port: server.port))
         }
         await server.stop()
         #expect(FileManager.default.fileExists(atPath: path))
@@ -53,7 +60,7 @@ import Testing
     @Test func aServerStoppedHoldingItsPortComesBackOnItOnceReleased() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let server = try await ImageStoreServer.start(ServerConfiguration(databasePath: path))
+        let server = try await ImageStoreServer.instrumented(ServerConfiguration(databasePath: path))
         let client = server.client(URLSessionTransport())
         try await client.putDocument("a", "kept")
         try await server.stopHoldingPort()

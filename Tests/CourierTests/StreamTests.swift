@@ -3,6 +3,7 @@ import CourierDemo
 import CourierProbes
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// Bodies read as they arrive (``APIClient/stream(_:)``, ``APIClient/events(_:reconnection:)``),

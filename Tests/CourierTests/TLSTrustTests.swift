@@ -2,6 +2,7 @@ import BenchWorkloads
 import Crypto
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 @testable import Courier
@@ -274,7 +275,7 @@ import Testing
             try await withAsyncHTTPClient(try pins("*.example.com", [backup, ca])) { client in
                 _ = try await client.send(Request<JSONValue>(.get, site.url("good")))
             }
-            let sample = try await ImageStoreServer.start()
+            let sample = try await ImageStoreServer.instrumented()
             try await withAsyncHTTPClient(try pins("127.0.0.1", [backup, good])) { client in
                 let plain = await failure(client, sample.baseURL.absoluteString + "/sample")
                 #expect(plain?.kind == .untrustedServer && plain?.message.contains("over HTTPS only") == true, "\(String(describing: plain))")
@@ -324,7 +325,7 @@ import Testing
         defer { fixtures.directory.remove() }
         var configuration = ServerConfiguration()
         configuration.tls = (try fixtures.text("good.pem"), try fixtures.text("good.key"))
-        let server = try await ImageStoreServer.start(configuration)
+        let server = try await ImageStoreServer.instrumented(configuration)
         do {
             #expect(server.baseURL.scheme == "https")
             try await withAsyncHTTPClient(TrustPolicy(roots: .adding(try caRoots(fixtures)))) { client in

@@ -3,6 +3,7 @@ import CourierAsyncHTTPClient
 import Crypto
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// Multipart uploads (in memory and streamed from files), the server receiving exactly what was

@@ -2,6 +2,7 @@ import BenchWorkloads
 import Courier
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// Field errors as real frameworks write them: FastAPI, Django REST framework and Flask + webargs

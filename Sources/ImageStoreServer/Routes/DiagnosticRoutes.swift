@@ -5,7 +5,7 @@ import NIOCore
 import NIOFoundationCompat
 import ServiceLifecycle
 
-/// Routes for testing HTTP clients: echo, chosen status, delay, byte streams, redirects, counters.
+/// Routes for testing HTTP clients: echo, chosen status, delay, byte streams, redirects.
 struct DiagnosticRoutes {
     /// Largest body `/echo` accepts.
     static let maximumEchoBody = 256 * 1024 * 1024
@@ -22,8 +22,6 @@ struct DiagnosticRoutes {
     /// Bytes `i % 251` for `i` in `0..<chunkSize + 251`: any chunk of `/bytes` is a slice of it.
     static let pattern = ByteBuffer(bytes: (0..<(chunkSize + 251)).map { UInt8($0 % 251) })
 
-    let counter: RequestCounter
-
     func add(to router: Router<BasicRequestContext>) {
         let methods: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete, .head, .options]
         for method in methods {
@@ -36,12 +34,6 @@ struct DiagnosticRoutes {
         router.get("delay/{milliseconds}", use: delay)
         router.get("bytes/{count}", use: bytes)
         router.get("sample", use: sample)
-    }
-
-    func addUncounted(to router: Router<BasicRequestContext>) {
-        router.get("_counters") { _, _ in
-            try jsonResponse(counter.all)
-        }
     }
 
     @Sendable func echo(_ request: Request, context: BasicRequestContext) async throws -> Response {
@@ -125,7 +117,7 @@ struct DiagnosticRoutes {
 }
 
 /// A JSON response with sorted keys.
-func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+package func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     let data = try encoder.encode(value)

@@ -9,13 +9,13 @@ import NIOCore
 /// cannot read gets the whole representation, as §14.2 allows. `If-Range` (§13.1.5) applies the
 /// range only to the representation the client holds: its strong entity tag (a weak one never
 /// matches) or its `Last-Modified` date, exactly as sent.
-enum RangeSelection: Equatable {
+package enum RangeSelection: Equatable {
     case whole
     case part(first: Int, last: Int)
     case unsatisfiable
 
     /// What `request` asks of a representation of `length` bytes with these validators.
-    init(_ request: Request, length: Int, etag: String?, lastModified: String?) {
+    package init(_ request: Request, length: Int, etag: String?, lastModified: String?) {
         guard request.method == .get, let range = request.headers[.range] else {
             self = .whole
             return
@@ -70,7 +70,7 @@ enum RangeSelection: Equatable {
     }
 
     /// The status this selection is answered with.
-    var status: HTTPResponse.Status {
+    package var status: HTTPResponse.Status {
         switch self {
         case .whole: .ok
         case .part: .partialContent
@@ -79,7 +79,7 @@ enum RangeSelection: Equatable {
     }
 
     /// The bytes sent of a representation of `length` bytes, as `(first, count)`.
-    func span(of length: Int) -> (first: Int, count: Int) {
+    package func span(of length: Int) -> (first: Int, count: Int) {
         switch self {
         case .whole: (0, length)
         case .part(let first, let last): (first, last - first + 1)
@@ -88,7 +88,7 @@ enum RangeSelection: Equatable {
     }
 
     /// `fields` with `Accept-Ranges` and, for a part or a 416, `Content-Range`.
-    func fields(_ fields: HTTPFields, length: Int) -> HTTPFields {
+    package func fields(_ fields: HTTPFields, length: Int) -> HTTPFields {
         var fields = fields
         fields[.acceptRanges] = "bytes"
         switch self {

@@ -2,6 +2,7 @@ import Courier
 import CourierTesting
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// HAR files as browsers and proxies write them replay in Courier: a site's root, URLs that differ
@@ -184,7 +185,7 @@ import Testing
         let directory = try TemporaryDirectory.created()
         defer { directory.remove() }
         let har = directory.url.appendingPathComponent("mitmproxy.har")
-        let server = try await ImageStoreServer.start(ServerConfiguration())
+        let server = try await ImageStoreServer.instrumented(ServerConfiguration())
         let proxy: ToolServer
         do {
             proxy = try await ToolServer.start(inFrontOf: server.baseURL, recordingTo: har)

@@ -2,6 +2,7 @@ import Courier
 import CourierTesting
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// Cassettes and other tools' HAR files, both ways: a HAR mitmproxy records in front of the sample

@@ -2,6 +2,7 @@ import Courier
 import CourierTesting
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// How replayed requests find their recorded answers, and what a miss says.

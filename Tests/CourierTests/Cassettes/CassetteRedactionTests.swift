@@ -2,6 +2,7 @@ import Courier
 import CourierTesting
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// Secrets never reach a cassette file or a cassette's error messages, in any of their forms, and a

@@ -2,6 +2,7 @@ import Courier
 import CourierTesting
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// Replays behave like the transport they stand in for: progress, downloads to a file, the size

@@ -2,6 +2,7 @@ import Courier
 import CourierTesting
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// Record and replay: exchanges recorded against the sample server replay with it stopped, on both

@@ -2,6 +2,7 @@ import Courier
 import Dispatch
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 extension SeedExamples {

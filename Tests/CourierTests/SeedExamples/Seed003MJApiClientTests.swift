@@ -2,6 +2,7 @@ import Courier
 import Dispatch
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 extension SeedExamples {
@@ -81,7 +82,7 @@ extension SeedExamples {
         /// response cache (per user, checksummed) rather than `URLCache`.
         @Test func managingTheURLCacheForOffline() async throws {
             try await withTemporaryCache { cache, _ in
-                let server = try await ImageStoreServer.start(.holdable())
+                let server = try await ImageStoreServer.instrumented(.holdable())
                 let offline = server.client(URLSessionTransport()) {
                     $0.cache = cache
                     $0.offlineMode = true

@@ -3,6 +3,7 @@ import CourierStore
 import Foundation
 import GRDB
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// The outbox's relations to other things, against the real sample server: entries that depend on

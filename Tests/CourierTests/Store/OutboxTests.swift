@@ -5,6 +5,7 @@ import CourierStore
 import Foundation
 import GRDB
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// The outbox against the real sample server (which honours `Idempotency-Key`): writes made while
@@ -37,7 +38,7 @@ import Testing
 
         init(in directory: TemporaryDirectory) async throws {
             let database = directory.url.appendingPathComponent("server.sqlite").path
-            away = try await ImageStoreServer.start(.holdable(databasePath: database))
+            away = try await ImageStoreServer.instrumented(.holdable(databasePath: database))
             try await away.stopHoldingPort()
             baseURL = away.baseURL
             back = ServerConfiguration(port: away.port, databasePath: database)

@@ -3,6 +3,7 @@ import CourierStore
 import Foundation
 import GRDB
 import ImageStoreServer
+import ImageStoreTesting
 
 /// Models and payloads of the store tests: seed 002's users and pizzas, keyed by `id` (read as `uid`).
 enum StoreFixtures {

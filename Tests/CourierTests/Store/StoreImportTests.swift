@@ -3,6 +3,7 @@ import CourierStore
 import Foundation
 import GRDB
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// Importing responses into a `CourierStore`: JSON and XML from the sample server, root keys,

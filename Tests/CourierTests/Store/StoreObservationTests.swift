@@ -3,6 +3,7 @@ import CourierStore
 import Foundation
 import GRDB
 import ImageStoreServer
+import ImageStoreTesting
 import Testing
 
 /// Observing a store, `.both` requests flowing into it, and per-user stores erased on logout.

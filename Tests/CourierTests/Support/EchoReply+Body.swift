@@ -1,5 +1,6 @@
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 
 extension EchoReply {
     /// The body bytes the server received.

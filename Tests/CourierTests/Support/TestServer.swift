@@ -2,13 +2,14 @@ import BenchWorkloads
 import Courier
 import Foundation
 import ImageStoreServer
+import ImageStoreTesting
 
 /// Runs `body` against a fresh in-process server on 127.0.0.1 (port 0, temporary SQLite file),
 /// stopping it afterwards whatever happens.
 func withServer<T>(
     _ configuration: ServerConfiguration = ServerConfiguration(), _ body: (ImageStoreServer) async throws -> T
 ) async throws -> T {
-    let server = try await ImageStoreServer.start(configuration)
+    let server = try await ImageStoreServer.instrumented(configuration)
     do {
         let result = try await body(server)
         await server.stop()

@@ -26,7 +26,7 @@ final class PortHold: Sendable {
             v6.sin6_family = sa_family_t(AF_INET6)
             v6.sin6_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
         } else {
-            throw ServerStartError("the port of \(host) cannot be held: \(host) is not an IP address")
+            throw PortHoldError("the port of \(host) cannot be held: \(host) is not an IP address")
         }
         #if canImport(Glibc)
         let stream = Int32(SOCK_STREAM.rawValue)
@@ -70,7 +70,13 @@ final class PortHold: Sendable {
 
     deinit { release() }
 
-    private static func failure(_ call: String, _ host: String, _ port: Int) -> ServerStartError {
-        ServerStartError("port \(port) of \(host) cannot be held: \(call) failed (\(String(cString: strerror(errno))))")
+    private static func failure(_ call: String, _ host: String, _ port: Int) -> PortHoldError {
+        PortHoldError("port \(port) of \(host) cannot be held: \(call) failed (\(String(cString: strerror(errno))))")
     }
+}
+
+/// Why a port could not be held.
+struct PortHoldError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
