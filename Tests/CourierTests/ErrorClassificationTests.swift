@@ -1,4 +1,5 @@
 import Courier
+@testable import CourierStore
 import Foundation
 import ImageStoreServer
 import ImageStoreTesting
@@ -41,6 +42,33 @@ import Testing
         #expect(CourierError(.notConnectedToInternet, "offline").userMessage == "Please check your internet connection.")
         let cancelled = CourierError(.cancelled, "cancelled")
         #expect(cancelled.classification == .cancelled && cancelled.isCancelled)
+    }
+
+    /// `CourierError.Kind` is the one list: a kind's classification, whether it is a network
+    /// failure, what retries take by default and what the outbox gives up on all come from it, and a
+    /// kind a package adds is `other` everywhere until it says more.
+    @Test func everythingAboutAFailureComesFromItsKind() {
+        let network: [CourierError.Kind] = [.notConnectedToInternet, .cannotConnect, .timedOut, .connectionLost]
+        let unsendable: [CourierError.Kind] = [.invalidURL, .invalidRequest, .encodingFailed]
+        let others: [CourierError.Kind] = [
+            .invalidResponse, .cancelled, .redirectFailed, .decodingFailed, .transport, .rejected, .responseTooLarge,
+            .notCached, .untrustedServer, .clientCertificateRefused, .httpStatus(503), CourierError.Kind("mine"),
+        ]
+        for kind in network { #expect(kind.isNetworkFailure, "\(kind)") }
+        for kind in unsendable + others { #expect(!kind.isNetworkFailure, "\(kind)") }
+        for kind in unsendable {
+            #expect(CourierError(kind, "x").classification == .invalidRequest, "\(kind)")
+            #expect(Outbox.decision(for: CourierError(kind, "x")) == .deadLetter, "\(kind)")
+        }
+        for kind in network + others where kind != .cancelled {
+            #expect(Outbox.decision(for: CourierError(kind, "x")) != .deadLetter, "\(kind)")
+        }
+        #expect(CourierError(.untrustedServer, "x").classification == .insecureConnection)
+        #expect(CourierError(CourierError.Kind("mine"), "x").classification == .other)
+        #expect(CourierError.Kind("timedOut") == .timedOut)
+        let standard = RetryPolicy.standard
+        #expect(network.filter(standard.retries) == [.cannotConnect, .timedOut, .connectionLost])
+        #expect(!standard.retries(CourierError.Kind("mine")))
     }
 
     @Test(arguments: [

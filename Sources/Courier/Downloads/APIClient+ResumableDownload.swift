@@ -112,7 +112,7 @@ extension APIClient {
                     schedule.progressed()
                 }
                 guard policy.allows(plain.method), !Task.isCancelled,
-                      policy.retries(error.classification) || error.statusCode.map(policy.retries(statusCode:)) == true,
+                      policy.retries(error.kind) || error.statusCode.map(policy.retries(statusCode:)) == true,
                       let delay = schedule.retry(asked: RetryAfter.delay(error.headers?["Retry-After"]))
                 else { throw error }
                 try? await schedule.wait(delay)  // a cancellation ends the wait; the next attempt then fails as cancelled

@@ -19,18 +19,8 @@ extension CourierError {
             default: return .other
             }
         }
-        switch kind {
-        case .notConnectedToInternet: return .offline
-        case .timedOut: return .timedOut
-        case .cannotConnect: return .cannotConnect
-        case .connectionLost: return .connectionLost
-        case .invalidResponse: return .invalidResponse
-        case .cancelled: return .cancelled
-        case .invalidURL, .invalidRequest, .encodingFailed: return .invalidRequest
-        case .decodingFailed: return .decodingFailed(keyPath: keyPath)
-        case .untrustedServer, .clientCertificateRefused: return .insecureConnection
-        default: return .other
-        }
+        if kind == .decodingFailed { return .decodingFailed(keyPath: keyPath) }
+        return kind.classification ?? .other
     }
 
     /// A plain sentence for a user, per classification (seed 004's messages), or `nil` for classes

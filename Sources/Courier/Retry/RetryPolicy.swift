@@ -31,33 +31,20 @@ public struct RetryPolicy: Sendable {
     public var budget: Duration
     /// Status codes that are retried.
     public var retryableStatusCodes: Set<Int>
-    /// Failure classes that are retried (by default: cannot connect, connection lost, timed out).
-    public var retryableFailures: Set<RetryableFailure>
+    /// Failures, other than a status, that are retried (by default: cannot connect, connection
+    /// lost, timed out; an event stream's reconnects add ``CourierError/Kind/notConnectedToInternet``).
+    public var retryableFailures: Set<CourierError.Kind>
     /// Whether POST, PATCH and other non-idempotent methods are retried too. Opt in only when the
     /// server can take the same request twice.
     public var retriesAnyMethod: Bool
     /// Waits between attempts; Courier's own tests replace it to see the delays without waiting.
     package var sleeper: any RetrySleeper = TaskSleeper()
 
-    /// The failures (other than a status code) a policy can retry.
-    public struct RetryableFailure: Sendable, Hashable {
-        let classification: ErrorClassification
-
-        /// The host refused the connection or could not be found.
-        public static let cannotConnect = RetryableFailure(classification: .cannotConnect)
-        /// The connection broke before the whole answer arrived.
-        public static let connectionLost = RetryableFailure(classification: .connectionLost)
-        /// The request timed out.
-        public static let timedOut = RetryableFailure(classification: .timedOut)
-        /// The device had no network connection.
-        public static let offline = RetryableFailure(classification: .offline)
-    }
-
     /// Creates a policy.
     public init(
         maximumAttempts: Int = 3, baseDelay: Duration = .milliseconds(500), maximumDelay: Duration = .seconds(30),
         budget: Duration = .seconds(60), retryableStatusCodes: Set<Int> = [408, 429, 502, 503, 504],
-        retryableFailures: Set<RetryableFailure> = [.cannotConnect, .connectionLost, .timedOut],
+        retryableFailures: Set<CourierError.Kind> = [.cannotConnect, .connectionLost, .timedOut],
         retriesAnyMethod: Bool = false
     ) {
         self.maximumAttempts = max(1, maximumAttempts)
@@ -102,8 +89,6 @@ public struct RetryPolicy: Sendable {
     /// Whether a response with `statusCode` is worth another attempt.
     public func retries(statusCode: Int) -> Bool { retryableStatusCodes.contains(statusCode) }
 
-    /// Whether a failure classified as `classification` is worth another attempt.
-    public func retries(_ classification: ErrorClassification) -> Bool {
-        retryableFailures.contains(RetryableFailure(classification: classification))
-    }
+    /// Whether a failure of `kind` is worth another attempt.
+    public func retries(_ kind: CourierError.Kind) -> Bool { retryableFailures.contains(kind) }
 }

@@ -35,7 +35,7 @@ public struct ReconnectionPolicy: Sendable, Hashable {
             maximumAttempts: maximumAttempts.map { $0 == .max ? $0 : $0 + 1 } ?? .max,
             baseDelay: retry.map { .milliseconds(Swift.min($0, Int(Int32.max))) } ?? delay, maximumDelay: maximumDelay,
             budget: .seconds(Int64(Int32.max)), retryableStatusCodes: [],
-            retryableFailures: [.cannotConnect, .connectionLost, .timedOut, .offline], retriesAnyMethod: true)
+            retryableFailures: [.cannotConnect, .connectionLost, .timedOut, .notConnectedToInternet], retriesAnyMethod: true)
     }
 
     /// An error for a policy that cannot work, or `nil`.
@@ -128,7 +128,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                     try await reconnect(after: nil)
                 } catch {
                     // The HTML standard reconnects after the network's failures, not the server's answers.
-                    guard schedule.policy.retries(error.defaultClassification) else {
+                    guard schedule.policy.retries(error.kind) else {
                         finished = true
                         throw error
                     }

@@ -152,10 +152,7 @@ extension Outbox {
             let retried = status == 401 || status == 408 || status == 409 || status == 429 || status >= 500
             return retried ? .retry(after: RetryAfter.delay(error.headers?["Retry-After"])) : .deadLetter
         }
-        switch error.kind {
-        case .invalidRequest, .encodingFailed, .invalidURL: return .deadLetter
-        default: return .retry(after: nil)
-        }
+        return error.kind.nature == .unsendable ? .deadLetter : .retry(after: nil)
     }
 
     /// The wait after `attempts` failed attempts, by the rule of every retry in Courier

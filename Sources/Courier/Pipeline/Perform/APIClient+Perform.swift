@@ -30,7 +30,7 @@ extension APIClient {
                     response = try await attempt(wire, settings: settings, observer: observer.transfer, record: &record)
                 } catch {
                     let failure = CourierError.wrap(error, url: wire.url)
-                    guard retries, !Task.isCancelled, policy.retries(failure.classification), let delay = schedule.retry() else { throw failure }
+                    guard retries, !Task.isCancelled, policy.retries(failure.kind), let delay = schedule.retry() else { throw failure }
                     try await backOff(wire, after: failure, delay: delay, schedule: schedule, record: &record)
                     continue
                 }

@@ -265,14 +265,14 @@ extension APIClient {
         } catch {
             guard let plan else { throw error }
             // stale-if-error: the network failed, or answered with a server failure.
-            if let stored, error.classification.isUnreachable || error.classification == .connectionLost
+            if let stored, error.kind.isNetworkFailure
                 || error.kind.status.map(Self.isServerFailure) == true,
                plan.freshness.servesOnError(stored, request: plan.control),
                let response = try? decode(plan.served(stored).transportResponse, for: request, record: record, source: .cache) {
                 recordCache("stale", record)
                 return response
             }
-            guard plan.offline, error.classification.isUnreachable,
+            guard plan.offline, error.kind.nature == .unreachable,
                   let entry = await storedOrLookup(stored, plan: plan),
                   let response = try? decode(entry.transportResponse, for: request, record: record, source: .offlineCache)
             else { throw error }
@@ -394,16 +394,6 @@ extension HTTPMethod {
     /// Any method but GET, HEAD, OPTIONS and TRACE (RFC 9110 §9.2.1): the methods whose success
     /// invalidates cached responses (RFC 9111 §4.4).
     var isUnsafe: Bool { !(self == .get || self == .head || self == .options || rawValue == "TRACE") }
-}
-
-extension ErrorClassification {
-    /// Offline, host unreachable or timed out: when offline mode answers from the cache.
-    var isUnreachable: Bool {
-        switch self {
-        case .offline, .cannotConnect, .timedOut: true
-        default: false
-        }
-    }
 }
 
 extension TransportResponse {
