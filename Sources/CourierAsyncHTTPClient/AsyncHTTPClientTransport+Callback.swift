@@ -5,7 +5,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-extension AsyncHTTPClientTransport: CallbackTransport {
+extension AsyncHTTPClientTransport: NetworkTransport {
     /// Starts the exchange on async-http-client's delegate API, whatever the request: a body in
     /// memory or streamed from files, an answer gathered in memory or handed on as it arrives
     /// (``Courier/TransportRequest/streamsBody``), with backpressure both ways. `completion` is
@@ -19,17 +19,10 @@ extension AsyncHTTPClientTransport: CallbackTransport {
     /// An idempotent request without a body whose connection closes before any of its answer
     /// came (a kept-alive connection the server dropped as it was reused) is sent once more, on a
     /// new connection, as libcurl does for URLSession and RFC 9110 §9.2.2 allows.
+    ///
+    /// This is one try of ``start(_:observer:completion:)`` (``NetworkTransport``), stopped through
+    /// `control`.
     package func start(
-        _ request: TransportRequest, observer: TransferObserver,
-        completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
-    ) -> TransportCancellation {
-        ExchangeControl.start(request, refusedWith: configurationProblem, completion: completion) { control, mayResend in
-            start(request, observer: observer, control: control, mayResend: mayResend, completion: completion)
-        }
-    }
-
-    /// One try of ``start(_:observer:completion:)``, stopped through `control`.
-    private func start(
         _ request: TransportRequest, observer: TransferObserver, control: ExchangeControl, mayResend: Bool,
         completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
     ) {

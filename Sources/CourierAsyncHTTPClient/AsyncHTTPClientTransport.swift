@@ -69,7 +69,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// Whether the client decodes `gzip` and `deflate` bodies.
     let decodesCompressedBodies: Bool
     /// Why no request can be sent: a trust policy or proxy this transport cannot apply.
-    let configurationProblem: CourierError?
+    package let configurationProblem: CourierError?
     /// The TLS settings the client connects with, to word a refused chain (``ChainDiagnosis``).
     let tlsConfiguration: TLSConfiguration
     /// The clients for hosts with public-key pins.

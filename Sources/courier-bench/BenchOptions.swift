@@ -1,4 +1,5 @@
 import BenchWorkloads
+import Foundation
 
 /// Command-line options shared by the suites.
 struct BenchOptions: Sendable {
@@ -49,4 +50,18 @@ struct BenchOptions: Sendable {
 
     /// `count` scaled, at least `minimum`.
     func scaled(_ count: Int, minimum: Int = 8) -> Int { max(minimum, Int(Double(count) * scale)) }
+}
+
+/// A new empty folder for the workload `name` under the system's temporary folder; the workload
+/// removes it when it ends.
+func scratchDirectory(_ name: String) throws -> URL {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-\(name)-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
+}
+
+/// Prints `name`'s line for how far the process's resident memory rose while `work` ran.
+func reportGrowth(_ name: String, size: some BinaryInteger, of work: () async throws -> Void) async throws {
+    let growth = try await MemoryStatus.peakGrowth(of: work)
+    print("\(name) mb=\(String(format: "%.1f", growth)) size=\(size)")
 }

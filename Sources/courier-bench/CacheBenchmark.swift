@@ -12,7 +12,7 @@ struct CacheBenchmark {
     let options: BenchOptions
 
     func run() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-cache-\(UUID().uuidString)")
+        let root = try scratchDirectory("cache")
         defer { try? FileManager.default.removeItem(at: root) }
         let server = try await ImageStoreServer.instrumented()
         let transport = AsyncHTTPClientTransport()

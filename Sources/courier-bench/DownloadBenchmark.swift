@@ -15,8 +15,7 @@ struct DownloadBenchmark {
     let options: BenchOptions
 
     func run() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-download-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try scratchDirectory("download")
         defer { try? FileManager.default.removeItem(at: directory) }
         let size = options.scaled(256, minimum: 16) << 20
         let dropEvery = 16 << 20
@@ -63,8 +62,7 @@ struct DownloadBenchmark {
             print("download.bytes-sent ratio=\(String(format: "%.3f", Double(sent) / Double(size))) sent=\(sent) size=\(size)")
         }
         if options.selects("download.rss-growth") {
-            let growth = try await MemoryStatus.peakGrowth(of: courier)
-            print("download.rss-growth mb=\(String(format: "%.1f", growth)) size=\(size)")
+            try await reportGrowth("download.rss-growth", size: size, of: courier)
         }
         try await transport.shutdown()
         await server.stop()

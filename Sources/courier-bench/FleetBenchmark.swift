@@ -84,7 +84,7 @@ struct FleetBenchmark {
         storeConfiguration.table = "bench_hits"
         let store = try PostgresCacheStore(client: database, configuration: storeConfiguration, logger: logger)
         let transport = AsyncHTTPClientTransport()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-fleet-\(UUID().uuidString)")
+        let directory = try scratchDirectory("fleet")
         defer { try? FileManager.default.removeItem(at: directory) }
         func client(_ cache: ResponseCache) -> APIClient {
             var configuration = ClientConfiguration(baseURL: server.baseURL)
@@ -167,7 +167,7 @@ enum FleetWorker {
         configuration.logger = logger
         var database: PostgresClient?
         var running: Task<Void, Never>?
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-fleet-\(UUID().uuidString)")
+        let directory = try scratchDirectory("fleet")
         defer { try? FileManager.default.removeItem(at: directory) }
         if mode == "shared" {
             let client = Cluster.client(port: port, logger: logger)
@@ -248,8 +248,7 @@ struct Cluster: Sendable {
         }
         let programs = URL(fileURLWithPath: path)
         var user: [String] = []
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-postgres-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try scratchDirectory("postgres")
         if getuid() == 0, let nobody = getpwnam("nobody") {
             user = ["/usr/bin/setpriv", "--reuid=\(nobody.pointee.pw_uid)", "--regid=\(nobody.pointee.pw_gid)", "--clear-groups", "--"]
             guard chown(directory.path, nobody.pointee.pw_uid, nobody.pointee.pw_gid) == 0 else { throw BenchError("cannot give \(directory.path) to nobody") }

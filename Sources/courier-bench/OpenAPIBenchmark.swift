@@ -24,7 +24,7 @@ struct OpenAPIBenchmark {
 
     func run() async throws {
         let server = try await ImageStoreServer.instrumented()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-openapi-\(UUID().uuidString)")
+        let directory = try scratchDirectory("openapi")
         defer { try? FileManager.default.removeItem(at: directory) }
         var transportConfiguration = CourierAsyncHTTPClient.AsyncHTTPClientTransport.Configuration()
         transportConfiguration.maximumConnectionsPerHost = 32

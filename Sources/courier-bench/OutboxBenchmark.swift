@@ -19,8 +19,7 @@ struct OutboxBenchmark {
 
     func run() async throws {
         let server = try await ImageStoreServer.instrumented()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-outbox-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try scratchDirectory("outbox")
         defer { try? FileManager.default.removeItem(at: directory) }
         var configuration = ClientConfiguration(baseURL: server.baseURL)
         configuration.cache = nil

@@ -18,7 +18,7 @@ struct ReplayBenchmark {
 
     func run() async throws {
         let server = try await ImageStoreServer.instrumented()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-replay-\(UUID().uuidString)")
+        let directory = try scratchDirectory("replay")
         defer { try? FileManager.default.removeItem(at: directory) }
         let ahc = AsyncHTTPClientTransport()
         let transports: [(String, any HTTPTransport)] = [("ahc", ahc), ("urlsession", URLSessionTransport())]

@@ -16,8 +16,7 @@ struct StoreBenchmark {
     func run() async throws {
         let count = options.scaled(10_000, minimum: 100)
         let body = DecodeBenchmark.payload(count: count)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-store-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try scratchDirectory("store")
         defer { try? FileManager.default.removeItem(at: directory) }
         var file = 0
         func freshPath() -> URL {

@@ -17,8 +17,7 @@ struct TLSBenchmark {
     let options: BenchOptions
 
     func run() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-tls-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try scratchDirectory("tls")
         defer { try? FileManager.default.removeItem(at: directory) }
         let made = try? await Subprocess.run(
             .name("openssl"),

@@ -15,8 +15,7 @@ struct UploadBenchmark {
     let options: BenchOptions
 
     func run() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-upload-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try scratchDirectory("upload")
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("upload.bin")
         let size = Int64(options.scaled(1024, minimum: 16)) << 20
@@ -52,8 +51,7 @@ struct UploadBenchmark {
             print("upload.ahc ratio=\(String(format: "%.2f", result.ratio)) courier=\(Int(result.courier * megabytes))MiB/s raw=\(Int(result.raw * megabytes))MiB/s size=\(size)")
         }
         if options.selects("upload.rss-growth") {
-            let growth = try await MemoryStatus.peakGrowth(of: courier)
-            print("upload.rss-growth mb=\(String(format: "%.1f", growth)) size=\(size)")
+            try await reportGrowth("upload.rss-growth", size: size, of: courier)
         }
         try await transport.shutdown()
         await server.stop()

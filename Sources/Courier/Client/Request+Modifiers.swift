@@ -2,6 +2,13 @@ import Dispatch
 import Foundation
 
 extension Request {
+    /// A copy with `setting` set to `value`: what each modifier below is.
+    func with<Setting>(_ setting: WritableKeyPath<RequestSettings, Setting>, _ value: Setting) -> Request {
+        var copy = self
+        copy.settings[keyPath: setting] = value
+        return copy
+    }
+
     /// A copy with the given header set.
     public func header(_ name: String, _ value: String) -> Request {
         var copy = self
@@ -11,37 +18,27 @@ extension Request {
 
     /// A copy with upload progress reported to `handler`.
     public func onUploadProgress(_ handler: @escaping ProgressHandler) -> Request {
-        var copy = self
-        copy.uploadProgress = handler
-        return copy
+        with(\.uploadProgress, handler)
     }
 
     /// A copy with download progress reported to `handler`.
     public func onDownloadProgress(_ handler: @escaping ProgressHandler) -> Request {
-        var copy = self
-        copy.downloadProgress = handler
-        return copy
+        with(\.downloadProgress, handler)
     }
 
     /// A copy whose callbacks run on `queue`.
     public func callback(on queue: DispatchQueue) -> Request {
-        var copy = self
-        copy.callbackQueue = queue
-        return copy
+        with(\.callbackQueue, queue)
     }
 
     /// A copy that uses the cache as `option` says.
     public func cache(_ option: CacheOption) -> Request {
-        var copy = self
-        copy.cacheOption = option
-        return copy
+        with(\.cacheOption, option)
     }
 
     /// A copy with offline mode on or off, whatever the client's setting.
     public func offlineMode(_ enabled: Bool = true) -> Request {
-        var copy = self
-        copy.settings.offlineMode = enabled
-        return copy
+        with(\.offlineMode, enabled)
     }
 
     /// ``RequestSettings/offlineMode``, read and written in place. Spelled out because the
@@ -54,29 +51,21 @@ extension Request {
 
     /// A copy retried under `policy` instead of the client's policy.
     public func retry(_ policy: RetryPolicy) -> Request {
-        var copy = self
-        copy.retryPolicy = policy
-        return copy
+        with(\.retryPolicy, policy)
     }
 
     /// A copy that shares identical in-flight exchanges (`true`, any method) or never does (`false`).
     public func deduplicated(_ enabled: Bool = true) -> Request {
-        var copy = self
-        copy.deduplication = enabled
-        return copy
+        with(\.deduplication, enabled)
     }
 
     /// A copy named `name` for metrics and traces.
     public func named(_ name: String) -> Request {
-        var copy = self
-        copy.name = name
-        return copy
+        with(\.name, name)
     }
 
     /// A copy that does not store its response in the cache.
     public func notSavedInCache() -> Request {
-        var copy = self
-        copy.shouldSaveInCache = false
-        return copy
+        with(\.shouldSaveInCache, false)
     }
 }

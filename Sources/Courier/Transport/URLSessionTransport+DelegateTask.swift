@@ -4,7 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-extension URLSessionTransport: CallbackTransport {
+extension URLSessionTransport: NetworkTransport {
     /// Starts `request` as a task driven by the session's delegate, so each piece of the body is
     /// reported (or handed on, for a streamed body) as it arrives; `completion` gets what
     /// ``send(_:observer:)`` would return or throw, from the session's delegate queue.
@@ -18,17 +18,10 @@ extension URLSessionTransport: CallbackTransport {
     /// its answer arrived (what a kept-alive connection left with bytes of an earlier, badly framed
     /// answer gives the request that reuses it) is sent once more: libcurl closes the connection
     /// after such a reply, so the second try goes on a new one (RFC 9110 §9.2.2).
+    ///
+    /// This is one try of ``start(_:observer:completion:)`` (``NetworkTransport``), stopped through
+    /// `control`.
     package func start(
-        _ request: TransportRequest, observer: TransferObserver,
-        completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
-    ) -> TransportCancellation {
-        ExchangeControl.start(request, refusedWith: configurationProblem, completion: completion) { control, mayResend in
-            start(request, observer: observer, control: control, mayResend: mayResend, completion: completion)
-        }
-    }
-
-    /// One try of ``start(_:observer:completion:)``, stopped through `control`.
-    private func start(
         _ request: TransportRequest, observer: TransferObserver, control: ExchangeControl, mayResend: Bool,
         completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
     ) {

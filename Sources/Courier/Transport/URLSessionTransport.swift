@@ -67,7 +67,7 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     /// Why no request can be sent: a trust policy this transport cannot apply.
-    let configurationProblem: CourierError?
+    package let configurationProblem: CourierError?
 
     /// Requests whose URLSession task has not yet reported its completion.
     package var pendingTasks: Int { delegate.pending }
