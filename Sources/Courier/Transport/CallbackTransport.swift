@@ -17,31 +17,3 @@ package protocol CallbackTransport: HTTPTransport {
         completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
     ) -> TransportCancellation
 }
-
-/// A ``CallbackTransport`` that speaks to the network itself (URLSession, async-http-client): its
-/// ``CallbackTransport/start(_:observer:completion:)`` is written once, here. It refuses every
-/// request at once when the transport's configuration cannot work, and otherwise runs one try,
-/// and a second on a new connection for an idempotent request without a body whose connection
-/// closed before any of its answer came (RFC 9110 §9.2.2), through ``ExchangeControl``.
-package protocol NetworkTransport: CallbackTransport {
-    /// Why this transport refuses every request, or `nil` when its configuration can work.
-    var configurationProblem: CourierError? { get }
-
-    /// One try of the exchange, stopped through `control`; `mayResend` says whether a connection
-    /// that closes before any answer may start the second try.
-    func start(
-        _ request: TransportRequest, observer: TransferObserver, control: ExchangeControl, mayResend: Bool,
-        completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
-    )
-}
-
-extension NetworkTransport {
-    package func start(
-        _ request: TransportRequest, observer: TransferObserver,
-        completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
-    ) -> TransportCancellation {
-        ExchangeControl.start(request, refusedWith: configurationProblem, completion: completion) { control, mayResend in
-            start(request, observer: observer, control: control, mayResend: mayResend, completion: completion)
-        }
-    }
-}

@@ -28,24 +28,6 @@ package final class ExchangeControl: Sendable {
         }?()
     }
 
-    /// The opening every transport's start shares: fails at once with `problem` (a policy the
-    /// transport cannot apply), else runs the first try with a control that stops whichever try
-    /// is under way, and whether the request may be sent once more after its connection failed
-    /// before any of its answer came (an idempotent request without a body, RFC 9110 §9.2.2).
-    package static func start(
-        _ request: TransportRequest, refusedWith problem: CourierError?,
-        completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void,
-        firstTry: (_ control: ExchangeControl, _ mayResend: Bool) -> Void
-    ) -> TransportCancellation {
-        if let problem {
-            completion(.failure(problem.at(request.url)))
-            return {}
-        }
-        let control = ExchangeControl()
-        firstTry(control, request.method.isIdempotent && request.bodyStream == nil && (request.body?.isEmpty ?? true))
-        return { control.cancel() }
-    }
-
     /// ``HTTPTransport/send(_:observer:)`` on a transport's start: runs `start` and waits for its
     /// completion; cancelling the calling task stops the exchange, which then completes with a
     /// ``CourierError/Kind/cancelled`` error.
@@ -62,5 +44,38 @@ package final class ExchangeControl: Sendable {
         } onCancel: {
             control.cancel()
         }
+    }
+}
+
+/// A ``CallbackTransport`` that speaks to the network itself (URLSession, async-http-client): its
+/// ``CallbackTransport/start(_:observer:completion:)`` is written once, here. It refuses every
+/// request at once when the transport's configuration cannot work, and otherwise runs one try,
+/// and a second on a new connection for an idempotent request without a body whose connection
+/// closed before any of its answer came (RFC 9110 §9.2.2), through ``ExchangeControl``.
+package protocol NetworkTransport: CallbackTransport {
+    /// Why this transport refuses every request, or `nil` when its configuration can work.
+    var configurationProblem: CourierError? { get }
+
+    /// One try of the exchange, stopped through `control`; `mayResend` says whether a connection
+    /// that closes before any answer may start the second try.
+    func start(
+        _ request: TransportRequest, observer: TransferObserver, control: ExchangeControl, mayResend: Bool,
+        completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
+    )
+}
+
+extension NetworkTransport {
+    package func start(
+        _ request: TransportRequest, observer: TransferObserver,
+        completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
+    ) -> TransportCancellation {
+        if let configurationProblem {
+            completion(.failure(configurationProblem.at(request.url)))
+            return {}
+        }
+        let control = ExchangeControl()
+        let mayResend = request.method.isIdempotent && request.bodyStream == nil && (request.body?.isEmpty ?? true)
+        start(request, observer: observer, control: control, mayResend: mayResend, completion: completion)
+        return { control.cancel() }
     }
 }
