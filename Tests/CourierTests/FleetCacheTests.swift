@@ -1,4 +1,4 @@
-import Courier
+@testable import Courier
 import CourierAsyncHTTPClient
 import CourierPostgres
 import Foundation

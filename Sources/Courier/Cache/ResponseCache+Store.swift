@@ -89,7 +89,7 @@ extension ResponseCache {
     }
 
     /// How many changes the store reported so far (the first, when it starts listening, included).
-    package var changesReceived: UInt64 { state.withLock { $0.changeGeneration } }
+    var changesReceived: UInt64 { state.withLock { $0.changeGeneration } }
 
     /// Follows the changes others make to the store, dropping what they replaced or removed
     /// from memory; the cache follows for as long as it exists. A memory layer starts empty and

@@ -30,6 +30,8 @@ public final class APIClient: Sendable {
     /// The transport in the start-and-call-back shape every exchange runs in: the transport
     /// itself when it has that shape, else an adapter that runs its `send` in a task.
     let callbackTransport: any CallbackTransport
+    /// What a redirect leads to, from the configuration: what each exchange asks.
+    let redirectRules: RedirectRules
     /// Who hears that the network answered a request (the outbox's trigger).
     package let answerObservers = Registrations<AnswerObserver>()
     /// What ``logout()`` runs besides forgetting credentials, by registration number.
@@ -50,6 +52,7 @@ public final class APIClient: Sendable {
         self.configuration = configuration
         self.transport = transport
         callbackTransport = transport as? any CallbackTransport ?? SendingTransportAdapter(base: transport)
+        redirectRules = RedirectRules(configuration)
         logsRequests = configuration.logger.logLevel <= .debug
         urlPrefix = URLBuilder.Prefix(baseURL: configuration.baseURL, apiPath: configuration.apiPath)
         observability = Observability(configuration: configuration)

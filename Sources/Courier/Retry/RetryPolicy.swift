@@ -38,7 +38,7 @@ public struct RetryPolicy: Sendable {
     /// server can take the same request twice.
     public var retriesAnyMethod: Bool
     /// Waits between attempts; Courier's own tests replace it to see the delays without waiting.
-    package var sleeper: any RetrySleeper = TaskSleeper()
+    var sleeper: any RetrySleeper = TaskSleeper()
 
     /// Creates a policy.
     public init(

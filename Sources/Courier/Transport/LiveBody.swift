@@ -37,10 +37,10 @@ package final class LiveBody: Sendable {
     /// The largest piece read back from the backlog on disk at once.
     private static let spillReadSize = 256 << 10
     /// Bytes gathered after the backlog on disk before they are written to it, at once.
-    package static let spillWriteSize = 1 << 20
+    static let spillWriteSize = 1 << 20
 
     /// Bytes held for a slow reader before the transport is asked to pause.
-    package static let pauseAbove = 1 << 20
+    static let pauseAbove = 1 << 20
     /// Bytes held below which a paused transport reads again.
     package static let resumeBelow = 256 << 10
 
@@ -248,7 +248,7 @@ package final class LiveBody: Sendable {
 
     /// Body bytes in memory waiting for the reader (what the backlog costs in memory): at most
     /// ``pauseAbove`` plus, for a body that spills, ``spillWriteSize`` gathered for the disk.
-    package var heldInMemory: Int { state.withLock { $0.held + $0.tail.count } }
+    var heldInMemory: Int { state.withLock { $0.held + $0.tail.count } }
 
     // MARK: The reader's side
 

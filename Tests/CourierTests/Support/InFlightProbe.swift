@@ -1,4 +1,4 @@
-import Courier
+@testable import Courier
 
 /// Counts the callers that entered a shared exchange and wakes the tests waiting for a count or
 /// for no exchange in flight: how the sharing tests act once every request is waiting.

@@ -1,18 +1,25 @@
 import Foundation
 
-// The pipeline, top to bottom, one folder of Pipeline/ a stage. A plain GET goes through these
-// eight files and twelve calls (side calls that return at once, for records, logs, keys and
-// checks, are not counted):
-//   Deliver/APIClient+Send          send → deliver: record, then report a failure once, after every fallback
-//   Plan/APIClient+Cache            → serve: cache plan; cached answer, or perform → decode → store; stale and offline
-//                                     fallbacks (+Revalidation: stale-while-revalidate's background revalidation)
-//   Perform/APIClient+Perform       → perform: prepare, adapt, attempt, capture/refresh, retry, validate
-//   Prepare/APIClient+Prepare       → prepare: URL, body, the app's own values checked before sending
-//   Exchange/APIClient+Attempt      → attempt → InFlightExchanges.send → SharedExchange: one exchange,
-//                                     shared with identical requests in flight (or alone: no sharing hops)
-//   Exchange/RedirectingExchange    → RedirectingExchange.start → redirect(after:): the one redirect loop
-//   Transport/URLSessionTransport   → start: the transport call (or CourierAsyncHTTPClient's)
-//   Decode/ResponseSerializer       → decode → the serializer (at the root key path: +Root)
+// The pipeline, top to bottom, one folder of Pipeline/ a stage. The main line of a plain GET on
+// async-http-client, there and back, crosses these eleven files (side calls that return at once,
+// for records, logs, keys, checks and progress without handlers, are not counted):
+//   1 Deliver/APIClient+Send          send → deliver → recorded: the record; a failure reported once, after every fallback
+//   2 Plan/APIClient+Cache            → serve: cache plan; cached answer, or perform → decode → store; stale and offline
+//                                       fallbacks (+Revalidation: stale-while-revalidate's background revalidation)
+//   3 Perform/APIClient+Perform       → perform: prepare, adapt, attempt, capture/refresh, retry, validate
+//   4 Prepare/APIClient+Prepare       → prepare: URL, body, the app's own values checked before sending
+//   5 Exchange/APIClient+Attempt      → attempt → InFlightExchanges.send → SharedExchange.start (one exchange, shared
+//                                       with identical requests in flight), then the caller waits: SharedExchange.wait
+//   6 Support/WaitingRoom             → WaitingRoom.wait: the caller's continuation, parked until the exchange ends
+//   7 Exchange/RedirectingExchange    RedirectingExchange.start → send(hop:): the one redirect loop, asking RedirectRules
+//   8 Transport/ExchangeControl       → NetworkTransport.start: a refusal, or the first try under an ExchangeControl
+//   9 CourierAsyncHTTPClient/…+Callback → start(control:): HTTPClient.execute with a ResponseDelegate
+//                                       (on URLSession: Transport/URLSessionTransport+DelegateTask, then URLSessionExchange)
+//  and back, on the transport's thread:
+//  10 CourierAsyncHTTPClient/ResponseDelegate  didReceiveHead → didReceiveBodyPart → didFinishRequest → the completion
+//   7   RedirectRules.next: not a redirect, so finish → SharedExchange's completion (5) → WaitingRoom.finish (6),
+//       which resumes the caller; attempt returns (5), perform checks the status (3), serve decodes (2):
+//  11 Decode/ResponseSerializer       → decode → the serializer (at the root key path: +Root); deliver ends the record (1)
 // Beside them: Authenticate (credentials captured and injected; one refresh for many 401s) and
 // Record (metrics, spans, answer observers).
 extension APIClient {

@@ -15,10 +15,11 @@ extension APIClient {
             // The key is the request without its trace context, which differs for every span.
             if sharesExchanges(settings), !RefreshCoordinator.isRefreshing, let key = ExchangeKey(wire) {
                 (response, joined) = try await inFlight.send(key, observer: observer) { fanOut in
-                    RedirectingExchange(client: self, request: traced, observer: fanOut, traceHeaders: traceHeaders)
+                    RedirectingExchange(transport: callbackTransport, rules: redirectRules, request: traced, observer: fanOut, traceHeaders: traceHeaders)
                 }
             } else {
-                let exchange = RedirectingExchange(client: self, request: traced, observer: observer, traceHeaders: traceHeaders)
+                let exchange = RedirectingExchange(
+                    transport: callbackTransport, rules: redirectRules, request: traced, observer: observer, traceHeaders: traceHeaders)
                 response = try await withTaskCancellationHandler {
                     try await withCheckedThrowingContinuation { continuation in
                         exchange.start { continuation.resume(with: $0) }
@@ -83,7 +84,7 @@ package final class InFlightExchanges: Sendable {
     }
 
     /// The watcher told of callers and ended exchanges from now on.
-    package var watcher: (any InFlightWatcher)? {
+    var watcher: (any InFlightWatcher)? {
         get { state.withLock { $0.watcher } }
         set { state.withLock { $0.watcher = newValue } }
     }
@@ -102,7 +103,7 @@ package final class InFlightExchanges: Sendable {
 
 /// Told, under the table's lock (so in order), of each caller that enters a shared exchange (led
 /// or joined) and of each exchange that ends, with the number of exchanges then in flight.
-package protocol InFlightWatcher: Sendable {
+protocol InFlightWatcher: Sendable {
     func callerEntered(exchangesInFlight: Int)
     func exchangeEnded(exchangesInFlight: Int)
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One exchange on the client's ``CallbackTransport``: the request and the redirects that follow
-/// it under the client's ``RedirectPolicy``, each hop started from the previous one's completion.
+/// it under the client's ``RedirectRules``, each hop started from the previous one's completion.
 /// The one redirect loop of the client, whatever the transport and whether the exchange is shared.
 final class RedirectingExchange: StoppableWork {
     typealias Completion = @Sendable (Result<TransportResponse, any Error>) -> Void
@@ -16,14 +16,19 @@ final class RedirectingExchange: StoppableWork {
         var finished = false
     }
 
-    private let client: APIClient
+    private let transport: any CallbackTransport
+    private let rules: RedirectRules
     private let original: TransportRequest
     private let observer: TransferObserver
     private let traceHeaders: [String]
     private let state = Locked(State())
 
-    init(client: APIClient, request: TransportRequest, observer: TransferObserver, traceHeaders: [String]) {
-        self.client = client
+    init(
+        transport: any CallbackTransport, rules: RedirectRules, request: TransportRequest, observer: TransferObserver,
+        traceHeaders: [String]
+    ) {
+        self.transport = transport
+        self.rules = rules
         original = request
         self.observer = observer
         self.traceHeaders = traceHeaders
@@ -60,13 +65,13 @@ final class RedirectingExchange: StoppableWork {
     }
 
     private func send(_ request: TransportRequest, hop: Int) {
-        let cancellation = client.callbackTransport.start(request, observer: observer) { [self] result in
+        let cancellation = transport.start(request, observer: observer) { [self] result in
             switch result {
             case .failure:
                 finish(result)
             case .success(let response):
                 do {
-                    guard let next = try client.redirect(after: response, to: request, from: original, hops: hop, traceHeaders: traceHeaders) else {
+                    guard let next = try rules.next(after: response, to: request, from: original, hops: hop, traceHeaders: traceHeaders) else {
                         return finish(result)
                     }
                     send(next, hop: hop + 1)
@@ -87,15 +92,30 @@ final class RedirectingExchange: StoppableWork {
 
 // MARK: - The redirect rules
 
-extension APIClient {
+/// What a redirect leads to, as the client's configuration says: a value a ``RedirectingExchange``
+/// asks at each answer, made once per client.
+struct RedirectRules: Sendable {
+    /// How many redirects are followed, and the headers that never go to another origin.
+    let policy: RedirectPolicy
+    /// The client's authentication headers, which never go to another origin either.
+    let authenticationHeaders: [String]
+    /// Whether trace-context headers go with a redirect to another origin.
+    let tracesAnyOrigin: Bool
+
+    init(_ configuration: ClientConfiguration) {
+        policy = configuration.redirects
+        authenticationHeaders = configuration.authenticationHeaders
+        tracesAnyOrigin = configuration.traceContextPropagation == .anyOrigin
+    }
+
     /// The request a redirect leads to, or `nil` when `response` is the answer (not a redirect,
     /// or redirects are not followed). `current` is the request `response` answers, `original`
-    /// the first of the chain, `hops` the redirects followed so far.
-    func redirect(
+    /// the first of the chain, `hops` the redirects followed so far, `traceHeaders` the trace
+    /// context the exchange added.
+    func next(
         after response: TransportResponse, to current: TransportRequest, from original: TransportRequest, hops: Int,
         traceHeaders: [String]
     ) throws -> TransportRequest? {
-        let policy = configuration.redirects
         guard [301, 302, 303, 307, 308].contains(response.statusCode), policy.maximumRedirects > 0 else {
             return nil
         }
@@ -114,7 +134,7 @@ extension APIClient {
                 url: response.url, statusCode: response.statusCode, headers: response.headers, body: response.body)
         }
         var redirected = redirected(current, to: next, status: response.statusCode, originalOrigin: original.url.origin)
-        if observability.propagation != .anyOrigin, next.origin != original.url.origin {
+        if !tracesAnyOrigin, next.origin != original.url.origin {
             for name in traceHeaders { redirected.headers.remove(name) }
         }
         return redirected
@@ -133,7 +153,7 @@ extension APIClient {
             }
         }
         if url.origin != originalOrigin {
-            for name in configuration.redirects.sensitiveHeaders + configuration.authenticationHeaders {
+            for name in policy.sensitiveHeaders + authenticationHeaders {
                 next.headers.remove(name)
             }
         }

@@ -12,9 +12,11 @@ extension APIClient {
     ) async throws(CourierError) -> TransportResponse {
         do {
             let observer = progressObserver(for: settings)
-            let policy = settings.retryPolicy ?? configuration.retryPolicy
-            let retries = policy.allows(settings.method)
-            var schedule = AttemptSchedule(policy)
+            // Read in place: the policy is copied, and the clock read, only for a request that may
+            // be retried (most are not, and a copy of a policy costs a plain GET a few hundred
+            // instructions).
+            let retries = settings.retryPolicy?.allows(settings.method) ?? configuration.retryPolicy.allows(settings.method)
+            var schedule = retries ? AttemptSchedule(settings.retryPolicy ?? configuration.retryPolicy) : nil
             var refreshedCredentials = false
             while true {
                 var (wire, credentialsVersion) = try prepare(settings, streamsBody: record.streamsBody, urlBase: record.urlBase)
@@ -30,8 +32,11 @@ extension APIClient {
                     response = try await attempt(wire, settings: settings, observer: observer.transfer, record: &record)
                 } catch {
                     let failure = CourierError.wrap(error, url: wire.url)
-                    guard retries, !Task.isCancelled, policy.retries(failure.kind), let delay = schedule.retry() else { throw failure }
-                    try await backOff(wire, after: failure, delay: delay, schedule: schedule, record: &record)
+                    guard var current = schedule, !Task.isCancelled, current.policy.retries(failure.kind), let delay = current.retry() else {
+                        throw failure
+                    }
+                    schedule = current
+                    try await backOff(wire, after: failure, delay: delay, schedule: current, record: &record)
                     continue
                 }
                 authentication?.capture(from: response)
@@ -40,12 +45,13 @@ extension APIClient {
                     refreshedCredentials = true
                     continue
                 }
-                if retries, policy.retries(statusCode: response.statusCode),
-                   let delay = schedule.retry(asked: RetryAfter.delay(response.headers["Retry-After"])) {
+                if var current = schedule, current.policy.retries(statusCode: response.statusCode),
+                   let delay = current.retry(asked: RetryAfter.delay(response.headers["Retry-After"])) {
+                    schedule = current
                     if let delegate = configuration.delegate {
                         await delegate.client(self, didReceive: response, for: wire)
                     }
-                    try await backOff(wire, after: statusFailure(response, method: wire.method), delay: delay, schedule: schedule, record: &record)
+                    try await backOff(wire, after: statusFailure(response, method: wire.method), delay: delay, schedule: current, record: &record)
                     continue
                 }
                 if response.statusCode == 304, let stored = record.revalidating {
