@@ -28,10 +28,13 @@ extension APIClient {
                     exchange.cancel()
                 }
             }
-            recordAttempt(&record, wire: wire, response: response, joined: joined, started: started)
+            // The figures, not the response: an optional response would be a copy of it.
+            recordAttempt(
+                &record, wire: wire, status: response.statusCode, received: response.body.count,
+                headersReceivedAt: response.headersReceivedAt, joined: joined, started: started)
             return response
         } catch {
-            recordAttempt(&record, wire: wire, response: nil, joined: false, started: started)
+            recordAttempt(&record, wire: wire, status: nil, received: 0, headersReceivedAt: nil, joined: false, started: started)
             throw error
         }
     }

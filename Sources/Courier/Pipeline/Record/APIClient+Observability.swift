@@ -17,23 +17,23 @@ extension APIClient {
 
     /// Counts one network attempt: its status class, bytes and time to first byte.
     func recordAttempt(
-        _ record: inout RequestRecord, wire: TransportRequest, response: TransportResponse?, joined: Bool,
-        started: ContinuousClock.Instant
+        _ record: inout RequestRecord, wire: TransportRequest, status: Int?, received bodyBytes: Int,
+        headersReceivedAt: ContinuousClock.Instant?, joined: Bool, started: ContinuousClock.Instant
     ) {
         let sent = joined ? 0 : wire.bodyLength
-        let received = Int64(response?.body.count ?? 0)
+        let received = Int64(bodyBytes)
         record.metrics.bytesSent += sent
         record.metrics.bytesReceived += received
         if joined { record.metrics.joinedSharedExchange = true }
-        if let response {
-            record.statusCode = response.statusCode
-            if let head = response.headersReceivedAt, head >= started { record.metrics.timeToFirstByte = head - started }
+        if let status {
+            record.statusCode = status
+            if let head = headersReceivedAt, head >= started { record.metrics.timeToFirstByte = head - started }
         }
         guard let metrics = observability.metrics else { return }
         // A joined request sent nothing: it counts as a join, not as a request.
         metrics.countAttempt(
-            group(record), counted: !joined, status: response?.statusCode ?? 0, sent: sent, received: received,
-            timeToFirstByte: response == nil ? nil : record.metrics.timeToFirstByte)
+            group(record), counted: !joined, status: status ?? 0, sent: sent, received: received,
+            timeToFirstByte: status == nil ? nil : record.metrics.timeToFirstByte)
         if joined { metrics.count(series(.joins, record)) }
     }
 
