@@ -1,4 +1,5 @@
 import Hummingbird
+import ImageStoreServer
 
 /// Records each routed request in a ``RequestCounter`` under its route pattern, and its `304`
 /// answers under the pattern and `#304`.

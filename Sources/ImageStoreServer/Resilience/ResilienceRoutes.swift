@@ -11,7 +11,7 @@ import NIOCore
 /// fields.
 struct ResilienceRoutes {
     /// Requests per `/flaky/{key}` key.
-    let attempts = Locked([String: Int]())
+    let attempts = Tally()
 
     struct Reply: Encodable {
         let key: String
@@ -45,10 +45,7 @@ struct ResilienceRoutes {
         }
         var request = request
         let body = try await request.collectBody(upTo: 64 << 20)
-        let attempt = attempts.withLock { attempts in
-            attempts[key, default: 0] += 1
-            return attempts[key, default: 0]
-        }
+        let attempt = attempts.next(key)
         let reply = Reply(key: key, attempt: attempt, bodyLength: body.readableBytes)
         guard attempt <= failures else { return try jsonResponse(reply) }
         var response = try jsonResponse(reply, status: HTTPResponse.Status(code: status))

@@ -133,14 +133,16 @@ struct RedirectRules: Sendable {
                 .redirectFailed, "The server answered \(response.statusCode) without a valid http(s) Location header.",
                 url: response.url, statusCode: response.statusCode, headers: response.headers, body: response.body)
         }
-        var redirected = redirected(current, to: next, status: response.statusCode, originalOrigin: original.url.origin)
-        if !tracesAnyOrigin, next.origin != original.url.origin {
+        let originalOrigin = original.url.origin
+        let crossesOrigin = next.origin != originalOrigin
+        var redirected = redirected(current, to: next, status: response.statusCode, crossesOrigin: crossesOrigin)
+        if !tracesAnyOrigin, crossesOrigin {
             for name in traceHeaders { redirected.headers.remove(name) }
         }
         return redirected
     }
 
-    private func redirected(_ request: TransportRequest, to url: URL, status: Int, originalOrigin: String) -> TransportRequest {
+    private func redirected(_ request: TransportRequest, to url: URL, status: Int, crossesOrigin: Bool) -> TransportRequest {
         var next = request
         next.url = url
         let becomesGET = (status == 303 && request.method != .head) || ((status == 301 || status == 302) && request.method == .post)
@@ -152,7 +154,7 @@ struct RedirectRules: Sendable {
                 next.headers.remove(name)
             }
         }
-        if url.origin != originalOrigin {
+        if crossesOrigin {
             for name in policy.sensitiveHeaders + authenticationHeaders {
                 next.headers.remove(name)
             }

@@ -15,8 +15,8 @@ extension APIClient {
             // Read in place: the policy is copied, and the clock read, only for a request that may
             // be retried (most are not, and a copy of a policy costs a plain GET a few hundred
             // instructions).
-            let retries = settings.retryPolicy?.allows(settings.method) ?? configuration.retryPolicy.allows(settings.method)
-            var schedule = retries ? AttemptSchedule(settings.retryPolicy ?? configuration.retryPolicy) : nil
+            let mayRetry = settings.retryPolicy?.allows(settings.method) ?? configuration.retryPolicy.allows(settings.method)
+            var schedule = mayRetry ? AttemptSchedule(settings.retryPolicy ?? configuration.retryPolicy) : nil
             var refreshedCredentials = false
             while true {
                 var (wire, credentialsVersion) = try prepare(settings, streamsBody: record.streamsBody, urlBase: record.urlBase)
