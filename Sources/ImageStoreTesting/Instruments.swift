@@ -14,19 +14,23 @@ public final class Instruments: ServerExtension {
     /// The port kept bound after ``ImageStoreServer/stopHoldingPort(gracePeriod:)``.
     let heldPort = Locked<PortHold?>(nil)
 
+    /// Creates instruments with every count at zero and every gate closed.
     public init() {}
 
     private var routes: TestRoutes { TestRoutes(counter: counter, ledger: tally, gate: gate) }
 
+    /// Adds `/_counters` (which is not counted), then the middleware that counts every later route.
     public func addFirst(to router: Router<BasicRequestContext>) {
         routes.addUncounted(to: router)
         router.add(middleware: CountingMiddleware(counter: counter))
     }
 
+    /// Adds the middleware that counts the requests `/flaky/{key}` answers, per key.
     public func addBeforeRoutes(to router: Router<BasicRequestContext>) {
         router.add(middleware: FlakyTallyMiddleware(tally: tally))
     }
 
+    /// Adds the test routes: `/hold`, `/cached`, `/ranged` (``TestRoutes``).
     public func addLast(to router: Router<BasicRequestContext>) {
         routes.add(to: router)
     }

@@ -65,8 +65,10 @@ extension CourierError {
         /// the one answer to "was this a network failure".
         package var isNetworkFailure: Bool { nature == .unreachable || nature == .lost }
 
+        /// Kinds are equal by name and status.
         public static func == (lhs: Kind, rhs: Kind) -> Bool { lhs.name == rhs.name && lhs.status == rhs.status }
 
+        /// Hashes the name and the status, as ``==`` compares them.
         public func hash(into hasher: inout Hasher) {
             hasher.combine(name)
             hasher.combine(status)
