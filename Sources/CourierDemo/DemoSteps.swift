@@ -31,7 +31,7 @@ struct DemoSteps {
         let response = try await client.send(Request<DemoUser>(.get, "sample"))
         let user = response.value
         narrator.say("Got \(user.userName) <\(user.email)>, favourite pizza \(user.favoritePizza.name), \(user.orderedPizzas.count) orders.")
-        narrator.say("Status \(response.statusCode), request \(response.requestID), \(response.data.count) bytes in \(response.duration.formatted).")
+        narrator.say("Status \(response.statusCode), request \(response.requestID), \(response.data.count) bytes in \(response.metrics.duration.formatted).")
         try demand(user.orderedPizzas.map(\.pizzaId) == [5, 10], "the ordered pizzas did not decode")
     }
 
@@ -73,7 +73,7 @@ struct DemoSteps {
         narrator.step("A stream of Server-Sent Events, dropped mid-way and resumed")
         let request = Request<Data>(.get, "events", query: ["count": 5, "dropAfter": 2, "retry": 50])
         var ids: [String] = []
-        for try await event in try client.events(request, reconnection: ReconnectionPolicy(maximumAttempts: 3)) {
+        for try await event in try client.events(request, reconnection: RetryPolicy(maximumAttempts: 4)) {
             narrator.say("event \(event.type) id \(event.id): \(event.data)")
             ids.append(event.id)
         }

@@ -1,4 +1,4 @@
-import Courier
+@testable import Courier
 import Foundation
 import ImageStoreServer
 import ImageStoreTesting
@@ -186,7 +186,7 @@ import Testing
                 let client = client(server, store: InMemoryCredentialStore(), authenticator: authenticator, transport: transport)
                 _ = try await Self.signIn(client)
                 let events = try client.events(
-                    Request(.get, "notifications", query: ["count": 4, "dropAfter": 2]), reconnection: ReconnectionPolicy(delay: .milliseconds(10)))
+                    Request(.get, "notifications", query: ["count": 4, "dropAfter": 2]), reconnection: RetryPolicy(maximumAttempts: 11, baseDelay: .milliseconds(10)))
                 var ids: [String] = []
                 for try await event in events {
                     ids.append(event.id)

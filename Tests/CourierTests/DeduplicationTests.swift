@@ -22,13 +22,13 @@ struct DeduplicationTests {
                             switch index % 3 {
                             case 0:
                                 let response = try await client.send(Request<Held>(.get, "hold/one"))
-                                return (response.requestID, response.joinedSharedExchange, response.value.key)
+                                return (response.requestID, response.metrics.joinedSharedExchange, response.value.key)
                             case 1:
                                 let response = try await client.send(Request<JSONValue>(.get, "hold/one"))
-                                return (response.requestID, response.joinedSharedExchange, response.value["key"]?.stringValue ?? "")
+                                return (response.requestID, response.metrics.joinedSharedExchange, response.value["key"]?.stringValue ?? "")
                             default:
                                 let response = try await client.send(Request<Data>(.get, "hold/one"))
-                                return (response.requestID, response.joinedSharedExchange, String(decoding: response.value, as: UTF8.self))
+                                return (response.requestID, response.metrics.joinedSharedExchange, String(decoding: response.value, as: UTF8.self))
                             }
                         }
                     }
@@ -55,7 +55,7 @@ struct DeduplicationTests {
                 let before = server.requestCount("GET", "/sample")
                 var joined = 0
                 for _ in 0..<300 {
-                    if try await client.send(Request<Data>(.get, "sample")).joinedSharedExchange { joined += 1 }
+                    if try await client.send(Request<Data>(.get, "sample")).metrics.joinedSharedExchange { joined += 1 }
                 }
                 #expect(joined == 0)
                 #expect(server.requestCount("GET", "/sample") - before == 300)
@@ -127,7 +127,7 @@ struct DeduplicationTests {
                 // A later identical request starts an exchange of its own.
                 server.release("never")
                 let response = try await client.send(Request<Held>(.get, "hold/never"))
-                #expect(!response.joinedSharedExchange)
+                #expect(!response.metrics.joinedSharedExchange)
                 #expect(server.requestCount("GET", "/hold/{key}") == 2)
             }
         }

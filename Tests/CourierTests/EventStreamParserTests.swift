@@ -100,15 +100,15 @@ struct EventStreamParserTests {
         var parser = EventStreamParser()
         _ = parser.take("retry: 99999999999999999999999999")
         #expect(parser.retry == Int.max)
-        #expect(ReconnectionPolicy().retryPolicy(asked: parser.retry).delayBound(beforeRetry: 1) == .seconds(60))
+        #expect(RetryPolicy.reconnecting.asking(parser.retry).delayBound(beforeRetry: 1) == .seconds(60))
     }
 
     /// A reconnection policy is a retry policy: the same doubling bound, jitter and count.
     @Test func theReconnectWaitDoublesUpToTheMaximum() {
-        let policy = ReconnectionPolicy(delay: .seconds(1), maximumDelay: .seconds(10), maximumAttempts: 2)
-        let retries = policy.retryPolicy()
+        var retries = RetryPolicy.reconnecting
+        (retries.baseDelay, retries.maximumDelay, retries.maximumAttempts) = (.seconds(1), .seconds(10), 3)
         #expect((1...6).map(retries.delayBound(beforeRetry:)) == [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(10), .seconds(10)])
-        #expect(policy.retryPolicy(asked: 250).delayBound(beforeRetry: 1) == .milliseconds(250))
+        #expect(retries.asking(250).delayBound(beforeRetry: 1) == .milliseconds(250))
         var schedule = AttemptSchedule(retries)
         let waits = [schedule.retry(), schedule.retry(), schedule.retry()]
         #expect(waits[0].map { $0 >= .milliseconds(500) && $0 <= .seconds(1) } == true)
@@ -116,6 +116,6 @@ struct EventStreamParserTests {
         #expect(waits[2] == nil, "two reconnects in a row, then the stream ends")
         schedule.progressed()
         #expect(schedule.retry() != nil, "an event starts the count again")
-        #expect(ReconnectionPolicy(maximumAttempts: .max).retryPolicy().maximumAttempts == .max, "the app's largest limit, not an overflow")
+        #expect(retries.asking(-5).baseDelay == .zero, "a negative retry from a stream is no wait, not a negative one")
     }
 }

@@ -182,7 +182,7 @@ struct ObservabilityTests {
                 #expect(response.metrics.bytesSent == 1000)
                 #expect(response.metrics.bytesReceived == Int64(response.data.count))
                 #expect(response.metrics.timeToFirstByte.map { $0 > .zero && $0 <= response.metrics.duration } == true)
-                #expect(!response.joinedSharedExchange)
+                #expect(!response.metrics.joinedSharedExchange)
                 do throws(CourierError) {
                     _ = try await client.send(Request<Data>(.get, "errors/404"))
                 } catch {

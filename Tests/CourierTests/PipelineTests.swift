@@ -174,7 +174,7 @@ import Testing
                 server.release("quiet")
                 #expect(try await leader.value.value.count == size)
                 let joined = try await joiner.value
-                #expect(joined.joinedSharedExchange && joined.value.count == size)
+                #expect(joined.metrics.joinedSharedExchange && joined.value.count == size)
                 #expect(reports.withLock { $0 } == [TransferProgress(completed: Int64(size), total: Int64(size))])
             }
         }

@@ -24,7 +24,7 @@ func quickStart(baseURL: URL) async throws {
 
     // async/await: a typed value plus status, headers, request id and duration
     let response = try await client.send(Request<User>(.get, "sample"))
-    print(response.value.userName, response.statusCode, response.requestID, response.duration)
+    print(response.value.userName, response.statusCode, response.requestID, response.metrics.duration)
 
     // body parameters and URL parameters on the same POST; JSON unless you choose another encoder
     let created = try await client.send(Request<JSONValue>(
@@ -251,7 +251,7 @@ func loadProfileEverywhere(client: APIClient) async throws {
     async let menu = client.send(Request<JSONValue>(.get, "me"))
     async let avatar = client.send(Request<Data>(.get, "me"))
     let (a, b, c) = try await (header, menu, avatar)
-    print([a, b].map(\.joinedSharedExchange), c.joinedSharedExchange)   // usually one false, the others true
+    print([a, b].map(\.metrics.joinedSharedExchange), c.metrics.joinedSharedExchange)   // usually one false, the others true
     // Off for one request, or for the client with configuration.deduplicatesRequests = false;
     // .deduplicated() opts another method (a POST search, say) in
     _ = try await client.send(Request<JSONValue>(.get, "me").deduplicated(false))

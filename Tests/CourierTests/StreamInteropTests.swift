@@ -22,7 +22,7 @@ struct StreamInteropTests {
             let client = Self.client(server, transport)
             var seen: [ServerSentEvent] = []
             let request = Request<Data>(.get, "sse", query: ["count": 7, "dropAfter": 3, "retry": 20])
-            for try await event in try client.events(request, reconnection: ReconnectionPolicy(maximumAttempts: 3)) { seen.append(event) }
+            for try await event in try client.events(request, reconnection: RetryPolicy(maximumAttempts: 4)) { seen.append(event) }
             #expect(seen == (1...7).map { ServerSentEvent(type: "tick", data: "n=\($0)\nsquare=\($0 * $0)", id: "\($0)") })
         }
         await server.stop()

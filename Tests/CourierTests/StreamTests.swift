@@ -69,7 +69,7 @@ struct StreamTests {
                 let client = server.client(transport)
                 let request = Request<Data>(.get, "events", query: ["count": 6, "dropAfter": 2, "retry": 10])
                 var ids: [String] = []
-                for try await event in try client.events(request, reconnection: ReconnectionPolicy(maximumAttempts: 3)) { ids.append(event.id) }
+                for try await event in try client.events(request, reconnection: RetryPolicy(maximumAttempts: 4)) { ids.append(event.id) }
                 #expect(ids == ["1", "2", "3", "4", "5", "6"])
             }
         }
@@ -245,9 +245,13 @@ struct StreamTests {
     /// A reconnection policy that cannot work is refused before anything is sent.
     @Test func aBadReconnectionPolicyIsRefusedBeforeSending() throws {
         let client = APIClient(baseURL: URL(string: "http://127.0.0.1:9")!)
-        for policy in [ReconnectionPolicy(delay: .seconds(-1)), ReconnectionPolicy(maximumDelay: .milliseconds(-5)), ReconnectionPolicy(maximumAttempts: -1)] {
+        var negativeDelay = RetryPolicy.reconnecting, negativeMaximum = RetryPolicy.reconnecting, noAttempt = RetryPolicy.reconnecting
+        negativeDelay.baseDelay = .seconds(-1)
+        negativeMaximum.maximumDelay = .milliseconds(-5)
+        noAttempt.maximumAttempts = 0
+        for (policy, words) in [(negativeDelay, "baseDelay is negative"), (negativeMaximum, "maximumDelay is negative"), (noAttempt, "below 1")] {
             let error = #expect(throws: CourierError.self) { try client.events(Request(.get, "events"), reconnection: policy) }
-            #expect(error?.kind == .invalidRequest && error?.message.contains("negative") == true, "\(String(describing: error))")
+            #expect(error?.kind == .invalidRequest && error?.message.contains(words) == true, "\(String(describing: error))")
         }
     }
 }

@@ -11,10 +11,10 @@ public protocol CredentialStore: Sendable {
 }
 
 /// Default credential stores.
-public enum CredentialStores {
+enum CredentialStores {
     /// The platform's standard store for credentials of `origin`: the Keychain where `Security`
     /// exists, else a 0600 file in ``FileCredentialStore/defaultDirectory``.
-    public static func standard(for origin: String) -> any CredentialStore {
+    static func standard(for origin: String) -> any CredentialStore {
         #if canImport(Security)
         KeychainCredentialStore(service: "Courier", account: origin)
         #else

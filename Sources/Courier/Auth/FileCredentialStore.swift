@@ -18,7 +18,7 @@ public struct FileCredentialStore: CredentialStore {
     }
 
     /// `$XDG_STATE_HOME/courier`, else `~/.local/state/courier` (the XDG base directory for state).
-    public static var defaultDirectory: URL {
+    static var defaultDirectory: URL {
         let environment = ProcessInfo.processInfo.environment
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
             return URL(fileURLWithPath: state).appendingPathComponent("courier")

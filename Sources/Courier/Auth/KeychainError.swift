@@ -3,14 +3,14 @@ import Foundation
 /// A Keychain call failed (`KeychainCredentialStore`, on Apple platforms), or the item it read
 /// was not credentials Courier wrote. Its description says what happened in words an app can act
 /// on. Platform-neutral, so that the words are tested on every platform.
-public struct KeychainError: Error, Sendable, CustomStringConvertible {
+struct KeychainError: Error, Sendable, CustomStringConvertible {
     /// The `OSStatus` the call returned (0 when the call succeeded but the item could not be read).
-    public let status: Int32
+    let status: Int32
     /// Why the item could not be read, when the call succeeded.
-    public let reason: String?
+    let reason: String?
 
     /// A failed call's status.
-    public init(status: Int32) {
+    init(status: Int32) {
         self.status = status
         self.reason = nil
     }
@@ -20,7 +20,7 @@ public struct KeychainError: Error, Sendable, CustomStringConvertible {
         self.reason = reason
     }
 
-    public var description: String {
+    var description: String {
         if let reason { return "The Keychain item holds no credentials Courier can read: \(reason). Log in again to replace it." }
         let meaning: String
         switch status {

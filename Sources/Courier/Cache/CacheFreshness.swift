@@ -74,7 +74,7 @@ public struct CacheFreshness: Sendable, Hashable {
     public static func age(_ seconds: TimeInterval) -> CacheFreshness { CacheFreshness(rule: .age(seconds)) }
 
     /// The age limit, for ``age(_:)``.
-    public var maximumAge: TimeInterval? {
+    var maximumAge: TimeInterval? {
         if case .age(let seconds) = rule { return seconds }
         return nil
     }

@@ -70,7 +70,7 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
 
     /// A digest of the method-independent URL without query: the entries a write to that path
     /// invalidates.
-    public var pathDigest: String {
+    package var pathDigest: String {
         let parts = relativePath.split(separator: "/")
         return parts.count == 3 ? String(parts[1]) : ""
     }

@@ -74,12 +74,12 @@ public struct CachedResponse: Sendable, Hashable {
     ]
 
     /// The entity tag, for `If-None-Match`.
-    public var etag: String? { headers["ETag"] }
+    var etag: String? { headers["ETag"] }
     /// The last modification date as sent, for `If-Modified-Since`.
-    public var lastModified: String? { headers["Last-Modified"] }
+    var lastModified: String? { headers["Last-Modified"] }
 
     /// The `max-age` of `Cache-Control`, in seconds.
-    public var maxAge: TimeInterval? {
+    var maxAge: TimeInterval? {
         CacheControl(headers["Cache-Control"]).maxAge
     }
 

@@ -75,7 +75,7 @@ public struct ClientConfiguration: Sendable {
     /// streams to a file and is not limited by it: use it for large transfers.
     public var maximumResponseSize: Int64? = ClientConfiguration.defaultMaximumResponseSize
     /// The default ``maximumResponseSize``: 64 MiB.
-    public static let defaultMaximumResponseSize: Int64 = 64 << 20
+    static let defaultMaximumResponseSize: Int64 = 64 << 20
     /// Status codes that count as success; any other is thrown as ``CourierError/Kind/httpStatus(_:)``.
     public var acceptableStatusCodes: Range<Int> = 200..<300
     /// Names of the headers that carry the user's credentials (the seeds' `access-token`, `client`,
@@ -145,7 +145,7 @@ public struct ClientConfiguration: Sendable {
     }
 
     /// `AlertErrorPresenter` where UIKit exists, else ``LoggingErrorPresenter`` at debug level.
-    public static var defaultErrorPresenter: any ErrorPresenter {
+    static var defaultErrorPresenter: any ErrorPresenter {
         #if canImport(UIKit) && !os(watchOS)
         AlertErrorPresenter()
         #else
@@ -154,7 +154,7 @@ public struct ClientConfiguration: Sendable {
     }
 
     /// The main queue on Apple platforms; a serial `Courier.callbacks` queue on Linux.
-    public static let defaultCallbackQueue: DispatchQueue = {
+    package static let defaultCallbackQueue: DispatchQueue = {
         #if canImport(Darwin)
         return DispatchQueue.main
         #else

@@ -86,7 +86,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     }
 
     /// Sets every field of `other`, replacing fields of the same names here.
-    public mutating func merge(_ other: HTTPHeaders) {
+    mutating func merge(_ other: HTTPHeaders) {
         for name in Set(other.fields.map { $0.name.lowercased() }) { remove(name) }
         fields.append(contentsOf: other.fields)
     }
@@ -102,7 +102,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// The fields as `[Name: value, …]` with the values of `sensitive` names (case-insensitive)
     /// replaced by `<redacted>`, for logs.
-    public func redacted(_ sensitive: [String]) -> String {
+    func redacted(_ sensitive: [String]) -> String {
         "[" + fields.map { field in
             sensitive.contains { $0.caseInsensitiveEquals(field.name) } ? "\(field.name): <redacted>" : "\(field.name): \(field.value)"
         }.joined(separator: ", ") + "]"

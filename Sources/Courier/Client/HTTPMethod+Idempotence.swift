@@ -1,6 +1,6 @@
 extension HTTPMethod {
     /// GET, HEAD, OPTIONS, PUT, DELETE and TRACE: methods whose repetition has the effect of one request.
-    public var isIdempotent: Bool {
+    var isIdempotent: Bool {
         self == .get || self == .head || self == .options || self == .put || self == .delete || rawValue == "TRACE"
     }
 }

@@ -32,5 +32,5 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
 
     /// Whether requests with this method put their parameters in the URL rather than in a body
     /// (`GET` and `HEAD`).
-    public var encodesParametersInURL: Bool { self == .get || self == .head }
+    package var encodesParametersInURL: Bool { self == .get || self == .head }
 }

@@ -23,17 +23,8 @@ public struct Response<Value: Sendable>: Sendable {
         set { metrics.source = newValue }
     }
 
-    /// The time from the start of the request to the decoded value (``RequestMetrics/duration``).
-    public var duration: Duration {
-        get { metrics.duration }
-        set { metrics.duration = newValue }
-    }
-
     /// Whether the response came from the cache (the seeds' `fromCache` flag).
     public var fromCache: Bool { source != .network }
-
-    /// Whether the request shared an identical request's network exchange instead of sending its own.
-    public var joinedSharedExchange: Bool { metrics.joinedSharedExchange }
 
     /// Creates a response.
     public init(

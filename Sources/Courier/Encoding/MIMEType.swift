@@ -1,10 +1,10 @@
 import Foundation
 
 /// MIME type inference for multipart file parts.
-public enum MIMEType {
+enum MIMEType {
     /// The MIME type for a file name's extension, else for the content's leading bytes, else
     /// `application/octet-stream`.
-    public static func infer(fileName: String?, content: Data?) -> String {
+    static func infer(fileName: String?, content: Data?) -> String {
         if let fileName, let dot = fileName.lastIndex(of: ".") {
             let ext = fileName[fileName.index(after: dot)...].lowercased()
             if let type = byExtension[ext] { return type }
@@ -14,7 +14,7 @@ public enum MIMEType {
     }
 
     /// A file extension (with its dot) for a MIME type, or `""` when none is known.
-    public static func preferredExtension(for mimeType: String) -> String {
+    static func preferredExtension(for mimeType: String) -> String {
         preferred[mimeType].map { "." + $0 } ?? ""
     }
 

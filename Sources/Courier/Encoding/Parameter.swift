@@ -27,7 +27,7 @@ public enum Parameter: Sendable, Hashable {
 
     /// Whether this value, or any value nested in it, is binary (``data(_:fileName:mimeType:)`` or
     /// ``file(_:fileName:mimeType:)``).
-    public var containsBinary: Bool {
+    var containsBinary: Bool {
         switch self {
         case .data, .file: true
         case .array(let values): values.contains { $0.containsBinary }
@@ -40,7 +40,7 @@ public enum Parameter: Sendable, Hashable {
 extension Parameter {
     /// The text a scalar is sent as in a form or multipart field; `nil` for arrays, objects and
     /// binary values.
-    public var textValue: String? {
+    var textValue: String? {
         switch self {
         case .string(let text): text
         case .int(let number): String(number)

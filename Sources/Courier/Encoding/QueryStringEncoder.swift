@@ -10,9 +10,9 @@ import Foundation
 /// - every byte outside RFC 3986's unreserved set (`A–Z a–z 0–9 - . _ ~`) is percent-encoded,
 ///   brackets and spaces included (space as `%20`);
 /// - binary values cannot go into a query and fail with an error.
-public enum QueryStringEncoder {
+enum QueryStringEncoder {
     /// Encodes `parameters` as `key=value` pairs joined by `&`.
-    public static func encode(_ parameters: Parameters) throws -> String {
+    static func encode(_ parameters: Parameters) throws -> String {
         if parameters.isEmpty { return "" }
         var output: [UInt8] = []
         output.reserveCapacity(32 * parameters.count)

@@ -25,7 +25,7 @@ extension CourierError {
 
     /// A plain sentence for a user, per classification (seed 004's messages), or `nil` for classes
     /// that have no general wording.
-    public static func defaultUserMessage(for classification: ErrorClassification) -> String? {
+    static func defaultUserMessage(for classification: ErrorClassification) -> String? {
         if classification.isCustom { return nil }
         switch classification.name {
         case "offline": return "Please check your internet connection."

@@ -125,7 +125,7 @@ extension CourierError {
         public static func httpStatus(_ status: Int) -> Kind { Kind(httpStatus: status) }
 
         /// Whether the kind is ``httpStatus(_:)``, whatever the status.
-        public var isHTTPStatus: Bool { status != nil }
+        var isHTTPStatus: Bool { status != nil }
 
         /// `timedOut`, `httpStatus(404)`.
         public var description: String {

@@ -31,7 +31,7 @@ public struct ErrorClassification: Sendable, Hashable, CustomStringConvertible {
     /// Where decoding stopped, for ``decodingFailed(keyPath:)``.
     public let keyPath: String?
     /// Whether the class is one ``custom(_:)`` made.
-    public let isCustom: Bool
+    let isCustom: Bool
 
     private init(
         _ name: String, status: Int? = nil, validationErrors: ValidationErrors? = nil, keyPath: String? = nil,

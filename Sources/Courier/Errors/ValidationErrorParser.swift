@@ -15,12 +15,12 @@
 ///
 /// Anything else gives `nil`; the raw body stays on the error. Field paths are followed 32 levels
 /// deep and no further, so a hostile body cannot exhaust the stack.
-public enum ValidationErrorParser {
+package enum ValidationErrorParser {
     /// How deep field paths are followed.
     static let maximumDepth = 32
 
     /// The field errors in `body`, or `nil` when it has none of the shapes.
-    public static func parse(_ body: JSONValue) -> ValidationErrors? {
+    package static func parse(_ body: JSONValue) -> ValidationErrors? {
         guard body.objectValue != nil else { return nil }
         var found = Collector()
         if let detail = body["detail"]?.arrayValue, detail.contains(where: { $0["loc"] != nil }) {

@@ -2,8 +2,8 @@ import Foundation
 
 /// When and how often failed work is tried again: a number of attempts, exponential backoff with
 /// jitter, a total time budget, and which failures are worth another try. It rules a request's
-/// retries, a resumable download's resumes (``APIClient/download(_:to:resuming:sha256:)``) and,
-/// through ``ReconnectionPolicy``, an event stream's reconnects.
+/// retries, a resumable download's resumes (``APIClient/download(_:to:resuming:sha256:)``) and an
+/// event stream's reconnects (``APIClient/events(_:reconnection:)``).
 ///
 /// ```swift
 /// var configuration = ClientConfiguration(baseURL: URL(string: "https://api.example.com")!)
@@ -62,13 +62,38 @@ public struct RetryPolicy: Sendable {
     /// Three attempts, 0.5 s base delay, 30 s cap, 60 s budget, the default failures.
     public static let standard = RetryPolicy()
 
+    /// An event stream's default: 10 reconnects in a row without an event (11 attempts), 3 s
+    /// base delay as browsers wait, 60 s cap, no time budget, any method, after the network
+    /// failures the HTML standard reconnects after (offline included).
+    public static let reconnecting = RetryPolicy(
+        maximumAttempts: 11, baseDelay: .seconds(3), maximumDelay: .seconds(60), budget: .seconds(Int64(Int32.max)),
+        retryableStatusCodes: [], retryableFailures: [.cannotConnect, .connectionLost, .timedOut, .notConnectedToInternet],
+        retriesAnyMethod: true)
+
+    /// This policy with `retry`, the milliseconds an event stream asked for, as its base delay.
+    func asking(_ retry: Int?) -> RetryPolicy {
+        guard let retry else { return self }
+        var policy = self
+        policy.baseDelay = .milliseconds(Swift.min(Swift.max(retry, 0), Int(Int32.max)))
+        return policy
+    }
+
+    /// Why the policy cannot work (its settings were changed after it was made), or `nil`.
+    func problem() -> String? {
+        if maximumAttempts < 1 { return "its maximumAttempts is below 1 (\(maximumAttempts))" }
+        if baseDelay < .zero { return "its baseDelay is negative (\(baseDelay))" }
+        if maximumDelay < .zero { return "its maximumDelay is negative (\(maximumDelay))" }
+        if budget < .zero { return "its budget is negative (\(budget))" }
+        return nil
+    }
+
     /// Whether a request with `method` may be retried at all under this policy.
-    public func allows(_ method: HTTPMethod) -> Bool {
+    package func allows(_ method: HTTPMethod) -> Bool {
         maximumAttempts > 1 && (retriesAnyMethod || method.isIdempotent)
     }
 
     /// The upper bound of the delay before retry number `retry` (1 for the first retry).
-    public func delayBound(beforeRetry retry: Int) -> Duration {
+    package func delayBound(beforeRetry retry: Int) -> Duration {
         let exponent = min(max(retry - 1, 0), 62)
         let base = baseDelay.seconds
         let bound = base * pow(2, Double(exponent))
@@ -80,15 +105,15 @@ public struct RetryPolicy: Sendable {
 
     /// The delay before retry number `retry`: uniform between half of
     /// ``delayBound(beforeRetry:)`` and all of it.
-    public func jitteredDelay(beforeRetry retry: Int) -> Duration {
+    package func jitteredDelay(beforeRetry retry: Int) -> Duration {
         let bound = delayBound(beforeRetry: retry).seconds
         guard bound > 0 else { return .zero }
         return .seconds(Double.random(in: (bound / 2)...bound))
     }
 
     /// Whether a response with `statusCode` is worth another attempt.
-    public func retries(statusCode: Int) -> Bool { retryableStatusCodes.contains(statusCode) }
+    package func retries(statusCode: Int) -> Bool { retryableStatusCodes.contains(statusCode) }
 
     /// Whether a failure of `kind` is worth another attempt.
-    public func retries(_ kind: CourierError.Kind) -> Bool { retryableFailures.contains(kind) }
+    package func retries(_ kind: CourierError.Kind) -> Bool { retryableFailures.contains(kind) }
 }

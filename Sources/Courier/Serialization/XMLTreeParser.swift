@@ -26,16 +26,16 @@ public enum XMLTreeParser {
 }
 
 /// Why XML could not be parsed.
-public struct XMLParseError: Error, Sendable, CustomStringConvertible {
+package struct XMLParseError: Error, Sendable, CustomStringConvertible {
     /// The line of the error.
-    public var line: Int
+    package var line: Int
     /// The column of the error.
-    public var column: Int
+    package var column: Int
     /// What the parser reported.
-    public var reason: String
+    package var reason: String
 
     /// `line:column: reason`.
-    public var description: String { "XML error at line \(line), column \(column): \(reason)" }
+    package var description: String { "XML error at line \(line), column \(column): \(reason)" }
 }
 
 /// Builds the tree from `XMLParser` events. Used by one parser on one thread at a time.

@@ -101,127 +101,100 @@ public struct ResponseStream: AsyncSequence, Sendable {
 
     /// The body as lines of text (UTF-8), without their line ends (LF or CRLF); the last line is
     /// given even when no line end follows it.
-    public var lines: Lines { Lines(stream: self, endings: .lineFeed) }
+    public var lines: CourierSequence<String> {
+        let stream = self
+        return CourierSequence { LineReader(pieces: stream.makeAsyncIterator(), endings: .lineFeed) }
+    }
 
     /// The body read as a Server-Sent Events stream, without reconnecting when it ends (for that,
     /// ``APIClient/events(_:reconnection:)``).
-    public var events: Events { Events(lines: Lines(stream: self, endings: .any)) }
+    public var events: CourierSequence<ServerSentEvent> {
+        let stream = self
+        return CourierSequence {
+            stream.handle.record?.readsEvents()
+            return EventReader(lines: LineReader(pieces: stream.makeAsyncIterator(), endings: .any))
+        }
+    }
 
     /// The body as newline-delimited JSON (NDJSON, JSON Lines): each line that is not blank,
     /// decoded as `type` with ``decoder``, the client's (``ModelDecoder`` and its key rules, by
     /// default). A line that does not decode ends the sequence with a
     /// ``CourierError/Kind/decodingFailed`` error naming the line.
-    public func values<Value: Decodable>(of type: Value.Type) -> Values<Value> {
-        Values(lines: lines, decoder: decoder, url: url)
+    public func values<Value: Decodable>(of type: Value.Type) -> CourierSequence<Value> {
+        CourierSequence(ValueReader<Value>.Source(stream: self))
+    }
+}
+
+/// A stream's body as lines (``ResponseStream/lines``).
+struct LineReader: CourierIterator {
+    var pieces: ResponseStream.AsyncIterator
+    var splitter: LineSplitter
+    var ended = false
+
+    init(pieces: ResponseStream.AsyncIterator, endings: LineSplitter.Endings) {
+        self.pieces = pieces
+        splitter = LineSplitter(endings: endings)
     }
 
-    /// The body's lines (``ResponseStream/lines``).
-    public struct Lines: AsyncSequence, Sendable {
-        /// What the sequence gives.
-        public typealias Element = String
-        /// What ends it early.
-        public typealias Failure = CourierError
+    mutating func next() async throws(CourierError) -> String? {
+        while true {
+            if let line = splitter.nextLine() { return line }
+            if ended { return splitter.rest() }
+            if let piece = try await pieces.next() {
+                splitter.append(piece)
+            } else {
+                ended = true
+            }
+        }
+    }
+}
 
+/// A stream's body as Server-Sent Events (``ResponseStream/events``).
+struct EventReader: CourierIterator {
+    var lines: LineReader
+    var parser = EventStreamParser()
+
+    mutating func next() async throws(CourierError) -> ServerSentEvent? {
+        while let line = try await lines.next() {
+            if let event = parser.take(line) {
+                lines.pieces.handle.record?.countEvent()
+                return event
+            }
+        }
+        return nil
+    }
+}
+
+/// A stream's lines decoded as JSON values (``ResponseStream/values(of:)``).
+struct ValueReader<Value: Decodable>: CourierIterator {
+    struct Source: CourierSource {
         let stream: ResponseStream
-        let endings: LineSplitter.Endings
 
-        public struct AsyncIterator: AsyncIteratorProtocol {
-            var pieces: ResponseStream.AsyncIterator
-            var splitter: LineSplitter
-            var ended = false
-
-            /// The next element; `nil` at the end.
-            public mutating func next() async throws(CourierError) -> String? {
-                while true {
-                    if let line = splitter.nextLine() { return line }
-                    if ended { return splitter.rest() }
-                    if let piece = try await pieces.next() {
-                        splitter.append(piece)
-                    } else {
-                        ended = true
-                    }
-                }
-            }
-        }
-
-        /// A reader from the start (a stream's body can be read once).
-        public func makeAsyncIterator() -> AsyncIterator {
-            AsyncIterator(pieces: stream.makeAsyncIterator(), splitter: LineSplitter(endings: endings))
+        func start() -> any CourierIterator<Value> {
+            ValueReader(lines: LineReader(pieces: stream.makeAsyncIterator(), endings: .lineFeed), decoder: stream.decoder, url: stream.url)
         }
     }
 
-    /// The body's Server-Sent Events (``ResponseStream/events``).
-    public struct Events: AsyncSequence, Sendable {
-        /// What the sequence gives.
-        public typealias Element = ServerSentEvent
-        /// What ends it early.
-        public typealias Failure = CourierError
+    var lines: LineReader
+    let decoder: any DataDecoder
+    let url: URL
+    var number = 0
 
-        let lines: Lines
-
-        public struct AsyncIterator: AsyncIteratorProtocol {
-            var lines: Lines.AsyncIterator
-            var parser = EventStreamParser()
-
-            /// The next element; `nil` at the end.
-            public mutating func next() async throws(CourierError) -> ServerSentEvent? {
-                while let line = try await lines.next() {
-                    if let event = parser.take(line) {
-                        lines.pieces.handle.record?.countEvent()
-                        return event
-                    }
-                }
-                return nil
+    mutating func next() async throws(CourierError) -> Value? {
+        while let line = try await lines.next() {
+            number += 1
+            guard line.contains(where: { !$0.isWhitespace }) else { continue }
+            do {
+                return try decoder.decode(Value.self, from: Data(line.utf8))
+            } catch {
+                var failure = CourierError(
+                    .decodingFailed,
+                    "Line \(number) of the stream from \(url.path) could not be read as \(Value.self): \(DecodingErrorText.describe(error))",
+                    url: url, body: Data(line.utf8), underlyingError: error)
+                failure.keyPath = DecodingErrorText.keyPath(of: error)
+                throw failure
             }
         }
-
-        /// A reader from the start (a stream's body can be read once).
-        public func makeAsyncIterator() -> AsyncIterator {
-            lines.stream.handle.record?.readsEvents()
-            return AsyncIterator(lines: lines.makeAsyncIterator())
-        }
-    }
-
-    /// The body's lines decoded as JSON values (``ResponseStream/values(of:)``).
-    public struct Values<Value: Decodable>: AsyncSequence, Sendable {
-        /// What the sequence gives.
-        public typealias Element = Value
-        /// What ends it early.
-        public typealias Failure = CourierError
-
-        let lines: Lines
-        let decoder: any DataDecoder
-        let url: URL
-
-        public struct AsyncIterator: AsyncIteratorProtocol {
-            var lines: Lines.AsyncIterator
-            let decoder: any DataDecoder
-            let url: URL
-            var number = 0
-
-            /// The next element; `nil` at the end.
-            public mutating func next() async throws(CourierError) -> Value? {
-                while let line = try await lines.next() {
-                    number += 1
-                    guard line.contains(where: { !$0.isWhitespace }) else { continue }
-                    do {
-                        return try decoder.decode(Value.self, from: Data(line.utf8))
-                    } catch {
-                        var failure = CourierError(
-                            .decodingFailed,
-                            "Line \(number) of the stream from \(url.path) could not be read as \(Value.self): \(DecodingErrorText.describe(error))",
-                            url: url, body: Data(line.utf8), underlyingError: error)
-                        failure.keyPath = DecodingErrorText.keyPath(of: error)
-                        throw failure
-                    }
-                }
-                return nil
-            }
-        }
-
-        /// A reader from the start (a stream's body can be read once).
-        public func makeAsyncIterator() -> AsyncIterator {
-            AsyncIterator(lines: lines.makeAsyncIterator(), decoder: decoder, url: url)
-        }
+        return nil
     }
 }

@@ -10,7 +10,7 @@ extension URL {
 
     /// The scheme, host and effective port, lower-cased: two URLs with the same origin may share
     /// credentials.
-    public var origin: String {
+    package var origin: String {
         let scheme = (scheme ?? "").lowercased()
         let port = port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
         return "\(scheme)://\((host ?? "").lowercased()):\(port)"

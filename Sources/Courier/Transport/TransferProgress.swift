@@ -18,7 +18,7 @@ public struct TransferProgress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether the transfer is complete.
-    public var isFinished: Bool { total == completed }
+    var isFinished: Bool { total == completed }
 
     /// `completed/total` bytes.
     public var description: String { "\(completed)/\(total.map(String.init) ?? "?") bytes" }

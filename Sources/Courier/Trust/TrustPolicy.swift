@@ -48,11 +48,11 @@ public struct TrustPolicy: Sendable, Hashable, CustomStringConvertible {
     public static var system: TrustPolicy { TrustPolicy() }
 
     /// Whether this is the system's trust and nothing more.
-    public var isSystem: Bool { self == .system }
+    package var isSystem: Bool { self == .system }
 
     /// The pins for `host`: those named for it exactly, else those of a wildcard (`*.example.com`
     /// covers `api.example.com`, not `example.com` nor `a.b.example.com`); `nil` when none apply.
-    public func pins(for host: String) -> PublicKeyPins? {
+    package func pins(for host: String) -> PublicKeyPins? {
         let host = host.lowercased()
         if let exact = pins.first(where: { $0.host == host }) { return exact }
         guard let dot = host.firstIndex(of: ".") else { return nil }

@@ -1,5 +1,5 @@
 @testable import CourierExamples
-import Courier
+@testable import Courier
 import Foundation
 import ImageStoreServer
 import ImageStoreTesting
