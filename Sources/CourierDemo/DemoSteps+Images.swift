@@ -13,9 +13,9 @@ extension DemoSteps {
         let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data((0..<1_500_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
         try png.write(to: file)
         let bar = ProgressBar(narrator: narrator)
-        let upload = Request<JSONValue>.upload("images", parts: [
+        let upload = Request<JSONValue>(.post, "images", body: .multipart([
             .text("title", "Sunset"), .text("description", "Over the bay"), .file("image", file),
-        ]).onUploadProgress { bar.update($0) }
+        ])).onUploadProgress { bar.update($0) }
         let created = try await client.send(upload)
         guard let id = created.value["id"]?.intValue else { throw DemoFailure("the upload answered without an id: \(created.value)") }
         narrator.say("POST /images → \(created.statusCode), id \(id), \(created.value["mimeType"]?.stringValue ?? "?"), \(created.value["size"]?.intValue ?? 0) bytes.")

@@ -19,7 +19,7 @@ extension DemoSteps {
         let client = APIClient(configuration: configuration, transport: transport)
         let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(count: 64)
         let store = try CourierStore(path: directory.appendingPathComponent("app.sqlite"))
-        let created = try await client.send(Request<Data>.upload("images", parts: [.text("title", "Draft"), .data("image", png, fileName: "draft.png")]))
+        let created = try await client.send(Request<Data>(.post, "images", body: .multipart([.text("title", "Draft"), .data("image", png, fileName: "draft.png")])))
         try await store.import(StoredImage.self, from: created.data)
         let image = try await store.models(StoredImage.self).first.orThrow("the upload was not imported")
         let outbox = try Outbox(store: store, client: client, baseDelay: .seconds(30))

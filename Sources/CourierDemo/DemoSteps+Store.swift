@@ -15,7 +15,7 @@ extension DemoSteps {
         let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL), transport: transport)
         let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(count: 64)
         for title in ["Sunrise", "Noon", "Sunset"] {
-            _ = try await client.send(Request<JSONValue>.upload("images", parts: [.text("title", title), .data("image", png, fileName: "\(title).png")]))
+            _ = try await client.send(Request<JSONValue>(.post, "images", body: .multipart([.text("title", title), .data("image", png, fileName: "\(title).png")])))
         }
         let store = try CourierStore(path: directory.appendingPathComponent("images.sqlite"))
         let first = try await client.send(Request<Data>(.get, "images"), into: store, as: StoredImage.self, root: "images")

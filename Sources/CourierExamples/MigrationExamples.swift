@@ -144,10 +144,10 @@ func storeImages(client: APIClient) async throws -> [String] {
 
 /// An upload as a list of parts, as seed 003's list of upload tasks: text fields and an image.
 func uploadKite(photo: Data, client: APIClient) async throws -> Image {
-    let upload = Request<Image>.upload("images", parts: [
+    let upload = Request<Image>(.post, "images", body: .multipart([
         .text("title", "Kite"),
         .text("description", "Praia do Futuro"),
         .data("image", photo, fileName: "kite.png"),
-    ])
+    ]))
     return try await client.send(upload).value
 }

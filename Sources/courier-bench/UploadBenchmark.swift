@@ -28,7 +28,7 @@ struct UploadBenchmark {
         let client = APIClient(configuration: configuration, transport: transport)
         let parts: [MultipartPart] = [.text("title", "bench"), .file("file", file, mimeType: "application/octet-stream")]
         let courier: @Sendable () async throws -> Void = {
-            let response = try await client.send(Request<JSONValue>.upload("uploads/raw", parts: parts))
+            let response = try await client.send(Request<JSONValue>(.post, "uploads/raw", body: .multipart(parts)))
             guard response.value["size"]?.intValue.map(Int64.init) ?? 0 > size else { throw BenchError("courier upload arrived short") }
         }
         // Raw: the same multipart bytes (head, file, tail), the file read in 64 KiB chunks.

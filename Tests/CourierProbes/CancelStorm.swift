@@ -230,7 +230,7 @@ private struct Storm: Sendable {
     }
 
     private func uploadRequest() -> Request<Data> {
-        Request<Data>.upload("uploads/raw", parts: [.text("note", "storm"), .file("file", upload, mimeType: "application/octet-stream")])
+        Request<Data>(.post, "uploads/raw", body: .multipart([.text("note", "storm"), .file("file", upload, mimeType: "application/octet-stream")]))
     }
 
     /// A request through the callback API; counts its completions until its work has ended.

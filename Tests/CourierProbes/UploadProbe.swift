@@ -46,14 +46,14 @@ package enum UploadProbe {
             let warmUp = directory.appendingPathComponent("probe-\(UUID().uuidString).warm")
             defer { try? FileManager.default.removeItem(at: warmUp) }
             try PatternFile.write(warmUp, size: 1 << 20)
-            _ = try await client.send(Request<JSONValue>.upload("uploads/raw", parts: [
+            _ = try await client.send(Request<JSONValue>(.post, "uploads/raw", body: .multipart([
                 .text("note", "warm-up"), .file("file", warmUp, mimeType: "application/octet-stream"),
-            ]))
+            ])))
             let before = MemoryStatus.read()
             MemoryStatus.resetPeak()
             let start = ContinuousClock.now
             let parts: [MultipartPart] = [.text("note", "probe"), .file("file", file, mimeType: "application/octet-stream")]
-            let response = try await client.send(Request<JSONValue>.upload("uploads/raw", parts: parts))
+            let response = try await client.send(Request<JSONValue>(.post, "uploads/raw", body: .multipart(parts)))
             let elapsed = (ContinuousClock.now - start).components
             let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
             let peak = MemoryStatus.read()

@@ -167,7 +167,7 @@ struct DocExamplesTests {
                 let image = try await loadObject(named: name, client: client)
                 #expect(image.title == "Dusk" && image.uid == 7, "\(name)")
             }
-            _ = try await client.send(Request<JSONValue>.upload("images", parts: [.text("title", "Dawn"), .data("image", SeedFixtures.png, fileName: "dawn.png")]))
+            _ = try await client.send(Request<JSONValue>(.post, "images", body: .multipart([.text("title", "Dawn"), .data("image", SeedFixtures.png, fileName: "dawn.png")])))
             #expect(try await storeImages(client: client) == ["Dawn"])
             let kite = try await uploadKite(photo: SeedFixtures.png, client: client)
             #expect(kite.title == "Kite" && kite.mimeType == "image/png")

@@ -31,9 +31,9 @@ import Testing
         try await withServer { server in
             try await kind.with { transport in
                 let client = server.client(transport)
-                let created = try await client.send(Request<ImageInfo>.upload("images", parts: [
+                let created = try await client.send(Request<ImageInfo>(.post, "images", body: .multipart([
                     .text("title", "Sunset"), .text("description", "Over the bay"), .data("image", Self.png(), fileName: "sunset.png"),
-                ]))
+                ])))
                 #expect(created.statusCode == 201)
                 let image = created.value
                 #expect(image.title == "Sunset" && image.fileName == "sunset.png" && image.mimeType == "image/png" && image.size == Self.png().count)
@@ -47,9 +47,9 @@ import Testing
 
                 let renamed = try await client.send(Request<ImageInfo>(.patch, "images/\(image.uid)", body: .json(["title": "Dusk"])))
                 #expect(renamed.value.title == "Dusk" && renamed.value.description == "Over the bay")
-                let replaced = try await client.send(Request<ImageInfo>.upload("images/\(image.uid)", method: .patch, parts: [
+                let replaced = try await client.send(Request<ImageInfo>(.patch, "images/\(image.uid)", body: .multipart([
                     .data("image", Self.jpeg, fileName: "dusk.jpg"),
-                ]))
+                ])))
                 #expect(replaced.value.mimeType == "image/jpeg" && replaced.value.size == Self.jpeg.count && replaced.value.title == "Dusk")
                 #expect(try await client.send(Request<Data>(.get, "images/\(image.uid)/data")).value == Self.jpeg)
 
@@ -66,7 +66,7 @@ import Testing
         try await withTemporaryCache { cache, _ in
             try await withServer { server in
                 let client = server.client(URLSessionTransport()) { $0.cache = cache }
-                let image = try await client.send(Request<ImageInfo>.upload("images", parts: [.data("image", Self.png(), fileName: "a.png")])).value
+                let image = try await client.send(Request<ImageInfo>(.post, "images", body: .multipart([.data("image", Self.png(), fileName: "a.png")]))).value
                 let reads: [(route: String, request: Request<Data>)] = [
                     ("/images", Request<Data>(.get, "images", cache: .both)),
                     ("/images/{id}", Request<Data>(.get, "images/\(image.uid)", cache: .both)),
@@ -96,7 +96,7 @@ import Testing
         try await withServer { server in
             let client = server.client(URLSessionTransport()) { $0.acceptableStatusCodes = 200..<500 }
             let image = Self.png()
-            let created = try await client.send(Request<ImageInfo>.upload("images", parts: [.data("image", image, fileName: "a.png")])).value
+            let created = try await client.send(Request<ImageInfo>(.post, "images", body: .multipart([.data("image", image, fileName: "a.png")]))).value
             let whole = try await client.send(Request<Data>(.get, "images/\(created.uid)/data"))
             let etag = try #require(whole.headers["ETag"])
             #expect(whole.headers["Accept-Ranges"] == "bytes")
@@ -139,11 +139,11 @@ import Testing
             }
             let notMultipart = try await refusal(Request<JSONValue>(.post, "images", body: ["title": "x"]))
             #expect(notMultipart?.statusCode == 415)
-            let notImage = try await refusal(Request<JSONValue>.upload("images", parts: [.data("image", Data("hello".utf8), fileName: "a.png")]))
+            let notImage = try await refusal(Request<JSONValue>(.post, "images", body: .multipart([.data("image", Data("hello".utf8), fileName: "a.png")])))
             #expect(notImage?.statusCode == 415 && notImage?.userMessage.contains("not an image") == true)
-            let tooLarge = try await refusal(Request<JSONValue>.upload("images", parts: [.data("image", Self.png(20_000), fileName: "big.png")]))
+            let tooLarge = try await refusal(Request<JSONValue>(.post, "images", body: .multipart([.data("image", Self.png(20_000), fileName: "big.png")])))
             #expect(tooLarge?.statusCode == 413 && tooLarge?.userMessage.contains("10000-byte limit") == true)
-            let noImage = try await refusal(Request<JSONValue>.upload("images", parts: [.text("title", "only text")]))
+            let noImage = try await refusal(Request<JSONValue>(.post, "images", body: .multipart([.text("title", "only text")])))
             #expect(noImage?.statusCode == 422 && noImage?.validationErrors?.fields["image"] == ["is missing"])
             let truncated = Data("--b\r\nContent-Disposition: form-data; name=\"image\"; filename=\"a.png\"\r\n\r\n".utf8) + Self.png(100)
             let malformed = try await refusal(Request<JSONValue>(.post, "images", body: .data(truncated, contentType: "multipart/form-data; boundary=b")))

@@ -206,10 +206,10 @@ struct StoredImage: Decodable, Sendable {
 
 func uploadAndFetch(client: APIClient, photo: URL, saveTo: URL) async throws -> StoredImage {
     // Explicit parts (seed 003's upload request): POST by default, the file streamed from disk
-    let upload = Request<StoredImage>.upload("images", parts: [
+    let upload = Request<StoredImage>(.post, "images", body: .multipart([
         .text("title", "Sunset"),
         .file("image", photo),                                      // MIME type from name or bytes
-    ]).onUploadProgress { print("sent \($0.completed) of \($0.total ?? 0) bytes") }
+    ])).onUploadProgress { print("sent \($0.completed) of \($0.total ?? 0) bytes") }
     let image = try await client.send(upload).value
 
     // Automatic multipart: any binary parameter switches the body; nested names use brackets

@@ -177,7 +177,7 @@ import Testing
         try await withDownloads(kind) { client, _, destination, _ in
             let image = ImageStoreTests.png(200_000)
             let created = try await client.send(
-                Request<ImageStoreTests.ImageInfo>.upload("images", parts: [.data("image", image, fileName: "large.png")])).value
+                Request<ImageStoreTests.ImageInfo>(.post, "images", body: .multipart([.data("image", image, fileName: "large.png")]))).value
             let data = Request<Data>(.get, "images/\(created.uid)/data")
             let etag = try #require(try await client.send(data).headers["ETag"])
             let bytes = Data((0..<200_000).map { UInt8($0 % 251) })

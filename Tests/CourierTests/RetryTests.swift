@@ -224,7 +224,7 @@ struct RetryTests {
             try await kind.with { transport in
                 let sleeper = RecordingSleeper()
                 let client = server.client(transport)
-                let upload = Request<Flaky>.upload("flaky/upload", parts: [.file("file", url)], query: ["failures": 1])
+                let upload = Request<Flaky>(.post, "flaky/upload", query: ["failures": 1], body: .multipart([.file("file", url)]))
                     .retry(RetryPolicy(maximumAttempts: 2, retriesAnyMethod: true).sleeping(with: sleeper))
                 let sent = try client.transportRequest(for: upload)
                 #expect(sent.bodyStream != nil)

@@ -37,12 +37,12 @@ import Testing
             try await kind.with { transport in
                 let client = server.client(transport)
                 let inMemory = Self.tricky + Data("\r\n--".utf8)
-                let upload = Request<JSONValue>.upload("uploads/sink", parts: [
+                let upload = Request<JSONValue>(.post, "uploads/sink", body: .multipart([
                     .text("title", "Pôr do sol\r\n--not-a-boundary"),
                     .data("blob", inMemory, fileName: "blob.bin", mimeType: "application/octet-stream"),
                     .file("file", url),
                     MultipartPart(name: "tagged", content: .text("x"), headers: ["X-Part": "yes"]),
-                ])
+                ]))
                 #expect(try client.transportRequest(for: upload).bodyStream != nil)  // the file is streamed
                 let parts = sinkParts(try await client.send(upload))
                 #expect(parts.count == 4)
@@ -62,7 +62,7 @@ import Testing
                 #expect(flattened[1]["sha256"]?.stringValue == Self.sha256(contents))
 
                 // A `Request<Data>` upload hands back the raw body, as `Request<Data>` does elsewhere.
-                let raw = try await client.send(Request<Data>.upload("uploads/raw", parts: [.text("a", "b")])).value
+                let raw = try await client.send(Request<Data>(.post, "uploads/raw", body: .multipart([.text("a", "b")]))).value
                 let summary = try JSONValue.parse(raw)
                 #expect(summary["size"]?.intValue ?? 0 > 0)
             }
@@ -91,7 +91,7 @@ import Testing
             try await kind.with { transport in
                 let client = server.client(transport)
                 let reports = Locked<[TransferProgress]>([])
-                let upload = Request<JSONValue>.upload("uploads/sink", parts: [.file("file", url)])
+                let upload = Request<JSONValue>(.post, "uploads/sink", body: .multipart([.file("file", url)]))
                     .onUploadProgress { progress in reports.withLock { $0.append(progress) } }
                 let total = try client.transportRequest(for: upload).bodyLength
                 _ = try await client.send(upload)
@@ -115,7 +115,7 @@ import Testing
             for kind in TransportKind.allCases {
                 try await kind.with { transport in
                     let client = server.client(transport)
-                    let upload = Request<JSONValue>.upload("uploads/sink", parts: [.file("file", url)])
+                    let upload = Request<JSONValue>(.post, "uploads/sink", body: .multipart([.file("file", url)]))
                     let task = client.request(upload) { _ in }
                     await server.waitForRequests("POST", "/uploads/sink", count: kind == .urlSession ? 1 : 2)
                     task.cancel()
@@ -164,7 +164,7 @@ import Testing
         try await withServer { server in
             let client = server.client(transport)
             for round in 0..<10 {
-                let upload = try await client.send(Request<JSONValue>.upload("uploads/raw", parts: [.file("file", file)]))
+                let upload = try await client.send(Request<JSONValue>(.post, "uploads/raw", body: .multipart([.file("file", file)])))
                 #expect(upload.value["size"]?.intValue ?? 0 > 1 << 20, "upload \(round)")
                 var withProgress = Request<JSONValue>(.post, "uploads/raw", body: .data(Data(repeating: 1, count: 300_000), contentType: "application/octet-stream"))
                 withProgress.uploadProgress = { _ in }

@@ -5,28 +5,28 @@ import Foundation
 /// Courier switches to this encoding by itself when a body holds binary values. Nested names are
 /// flattened with brackets (`user[name]`, `photos[]`); text values become plain parts; binary values
 /// become file parts with a file name and a MIME type (given, or inferred by ``MIMEType``).
-public struct MultipartFormData: Sendable {
+package struct MultipartFormData: Sendable {
     /// The boundary between parts (random unless given).
-    public let boundary: String
+    package let boundary: String
 
     /// Creates a builder with a random boundary, or the given one.
-    public init(boundary: String? = nil) {
+    package init(boundary: String? = nil) {
         self.boundary = boundary ?? "courier-" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
     }
 
     /// The `Content-Type` header value, with the boundary.
-    public var contentType: String { "multipart/form-data; boundary=\(boundary)" }
+    package var contentType: String { "multipart/form-data; boundary=\(boundary)" }
 
     /// Encodes `parameters` (keys sorted) into a complete body.
     ///
     /// - Throws: an error naming the part when a file cannot be read or a number is not finite.
-    public func encode(_ parameters: Parameters) throws -> EncodedBody {
+    package func encode(_ parameters: Parameters) throws -> EncodedBody {
         EncodedBody(data: try stream(parameters).collect(), contentType: contentType)
     }
 
     /// The body for `parameters` with file parameters as file segments: nothing is read until
     /// the body is sent. Nested parameters use bracket names (`user[name]`, `photos[]`).
-    public func stream(_ parameters: Parameters) throws -> StreamedBody {
+    package func stream(_ parameters: Parameters) throws -> StreamedBody {
         var builder = Builder(boundary: boundary)
         for key in parameters.keys.sorted() {
             try append(parameters[key]!, name: key, to: &builder)
@@ -35,7 +35,7 @@ public struct MultipartFormData: Sendable {
     }
 
     /// The body for explicit parts, in their order; file parts are streamed from disk.
-    public func stream(_ parts: [MultipartPart]) throws -> StreamedBody {
+    package func stream(_ parts: [MultipartPart]) throws -> StreamedBody {
         var builder = Builder(boundary: boundary)
         for part in parts {
             switch part.content {

@@ -27,9 +27,6 @@ public struct RequestBody: Sendable, ExpressibleByDictionaryLiteral {
     /// multipart when any value is binary. On `GET` and `HEAD` they go into the query string.
     public static func parameters(_ parameters: Parameters) -> RequestBody { RequestBody(.parameters(parameters)) }
 
-    /// Any `Encodable` value, encoded by the client's ``DataEncoder`` (JSON by default).
-    public static func encodable(_ value: any Encodable & Sendable) -> RequestBody { RequestBody(.encodable(value)) }
-
     /// An `Encodable` body, encoded by the client's ``DataEncoder`` (JSON by default).
     public static func json<Body: Encodable & Sendable>(_ value: Body) -> RequestBody { RequestBody(.encodable(value)) }
 

@@ -8,13 +8,8 @@ public struct ValidationErrors: Sendable, Hashable, CustomStringConvertible {
     /// `address.zip_code`), to send it back or to match the server's documentation.
     public var serverNames: [String: String]
 
-    /// Creates validation errors.
-    public init(fields: [String: [String]]) {
-        self.init(fields: fields, serverNames: [:])
-    }
-
-    /// Creates validation errors whose field names differ from the server's.
-    public init(fields: [String: [String]], serverNames: [String: String]) {
+    /// Creates validation errors; `serverNames` for fields whose names differ from the server's.
+    public init(fields: [String: [String]], serverNames: [String: String] = [:]) {
         self.fields = fields
         self.serverNames = serverNames
     }

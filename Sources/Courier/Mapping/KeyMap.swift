@@ -1,19 +1,19 @@
 /// Which payload key each property was read from, per object path (`""`, `favoritePizza`,
 /// `orderedPizzas[1]`), so a model can be written back with its original keys.
-public struct KeyMap: Sendable, Hashable {
+struct KeyMap: Sendable, Hashable {
     /// How one property was read.
-    public struct Entry: Sendable, Hashable {
+    struct Entry: Sendable, Hashable {
         /// The key in the payload.
-        public var payloadKey: String
+        var payloadKey: String
         /// Whether the payload held `null` there.
-        public var wasNull: Bool
+        var wasNull: Bool
     }
 
     /// Path → property name → entry.
-    public var objects: [String: [String: Entry]] = [:]
+    var objects: [String: [String: Entry]] = [:]
 
     /// Creates an empty map.
-    public init() {}
+    init() {}
 
     mutating func record(path: String, property: String, payloadKey: String, wasNull: Bool) {
         objects[path, default: [:]][property] = Entry(payloadKey: payloadKey, wasNull: wasNull)

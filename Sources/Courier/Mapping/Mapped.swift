@@ -13,10 +13,10 @@ public struct Mapped<Model: Codable & Sendable>: Sendable {
     /// The model; change it freely.
     public var model: Model
     /// The keys it was read from.
-    public let keyMap: KeyMap
+    let keyMap: KeyMap
 
     /// Wraps a model and its key map.
-    public init(model: Model, keyMap: KeyMap) {
+    init(model: Model, keyMap: KeyMap) {
         self.model = model
         self.keyMap = keyMap
     }

@@ -26,9 +26,14 @@ public struct ModelEncoder: DataEncoder {
         return writer.data
     }
 
+    /// `value` as a JSON value, its keys written by the reverse rules.
+    public func encodeValue<T: Encodable>(_ value: T) throws -> JSONValue {
+        try encodeValue(value, keyMap: nil)
+    }
+
     /// `value` as a JSON value; with a `keyMap`, objects it covers use its keys and leave out
-    /// properties it does not list.
-    public func encodeValue<T: Encodable>(_ value: T, keyMap: KeyMap? = nil) throws -> JSONValue {
+    /// properties it does not list (``Mapped/dictionaryRepresentation(using:)``).
+    func encodeValue<T: Encodable>(_ value: T, keyMap: KeyMap?) throws -> JSONValue {
         let context = ModelEncodingContext(dateFormat: dateFormat, timeZone: timeZone, keyMap: keyMap)
         let slot = EncodingSlot()
         try ModelValueEncoder(slot: slot, codingPath: [], context: context).encodeValue(value)

@@ -44,15 +44,15 @@ extension SeedExamples {
         }
 
         /// "1.2 … upload requests": an `MJApiUploadRequest` with a list of `MJApiUploadTask`s, POST
-        /// by default, is `Request.upload(_:parts:)` with a list of `MultipartPart`s.
+        /// by default, is a `.multipart` body: a list of `MultipartPart`s.
         @Test func uploadRequestWithAListOfUploadTasks() async throws {
             try await withServer { server in
                 let client = server.client(URLSessionTransport())
-                let upload = Request<Image>.upload("images", parts: [
+                let upload = Request<Image>(.post, "images", body: .multipart([
                     .text("title", "Kite"),
                     .text("description", "Praia do Futuro"),
                     .data("image", SeedFixtures.png, fileName: "kite.png"),
-                ])
+                ]))
                 #expect(upload.method == .post)
                 let image = try await client.send(upload).value
                 #expect(image.title == "Kite" && image.mimeType == "image/png" && image.size == SeedFixtures.png.count)

@@ -21,7 +21,7 @@ extension SeedExamples {
 
         /// Stores an image through `POST /images` and returns it.
         static func upload(_ title: String, with client: APIClient) async throws -> Image {
-            try await client.send(Request<Image>.upload("images", parts: [.text("title", title), .data("image", SeedFixtures.png, fileName: "\(title).png")])).value
+            try await client.send(Request<Image>(.post, "images", body: .multipart([.text("title", title), .data("image", SeedFixtures.png, fileName: "\(title).png")]))).value
         }
 
         /// "APIManager": one configured manager per API with a request serializer, a response

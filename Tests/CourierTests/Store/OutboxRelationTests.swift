@@ -16,7 +16,7 @@ import Testing
 
     /// Uploads an image titled `title`; returns its id and the ETag of its metadata.
     static func image(_ title: String, on client: APIClient) async throws -> (id: Int, etag: String) {
-        var upload = Request<JSONValue>.upload("images", parts: [.data("image", StoreFixtures.png, fileName: "a.png"), .text("title", title)])
+        var upload = Request<JSONValue>(.post, "images", body: .multipart([.data("image", StoreFixtures.png, fileName: "a.png"), .text("title", title)]))
         upload.suppressErrorAlert = true
         let id = try #require(try await client.send(upload).value["id"]?.intValue)
         let etag = try #require(try await client.send(Request<Data>(.get, "images/\(id)")).headers["ETag"])
@@ -275,7 +275,7 @@ import Testing
             let client = OutboxTests.client(server.baseURL)
             let store = try CourierStore(path: storePath)
             let outbox = try Outbox(store: store, client: client)
-            let upload = Request<Data>.upload("images", parts: [.file("image", image), .text("title", "offline")])
+            let upload = Request<Data>(.post, "images", body: .multipart([.file("image", image), .text("title", "offline")]))
             let entry = try await outbox.enqueue(upload).entry
             #expect(try FileManager.default.contentsOfDirectory(atPath: bodies.path) == [entry.idempotencyKey])
             let kept = try store.database.read { db in try Row.fetchOne(db, sql: "SELECT body, bodyFile FROM courier_outbox") }
@@ -340,7 +340,7 @@ import Testing
         let file = directory.url.appendingPathComponent("photo.png")
         try ImageStoreTests.png().write(to: file)
         try await outbox.enqueue(
-            Request<Data>.upload("images", parts: [.file("image", file)]), applying: [.save(Image(uid: 1, title: "mine", mimeType: "image/png", size: 1))])
+            Request<Data>(.post, "images", body: .multipart([.file("image", file)])), applying: [.save(Image(uid: 1, title: "mine", mimeType: "image/png", size: 1))])
         try await store.database.write { db in
             try db.execute(sql: """
                 INSERT INTO courier_dead_letter (id, scope, method, url, idempotencyKey, body, message, enqueuedAt, failedAt)

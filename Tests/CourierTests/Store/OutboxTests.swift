@@ -156,7 +156,7 @@ import Testing
     @Test func theReadmeExampleRenamesThroughTheOutbox() async throws {
         try await withServer { server in
             let client = Self.client(server.baseURL)
-            var upload = Request<JSONValue>.upload("images", parts: [.data("image", ImageStoreTests.png(), fileName: "a.png")])
+            var upload = Request<JSONValue>(.post, "images", body: .multipart([.data("image", ImageStoreTests.png(), fileName: "a.png")]))
             upload.suppressErrorAlert = true
             let id = try #require(try await client.send(upload).value["id"]?.intValue)
             let flush = try await renameWhenPossible(try Outbox(store: try CourierStore.inMemory(), client: client), imageID: id, title: "Dusk")

@@ -61,7 +61,7 @@ enum StoreFixtures {
     /// Uploads images titled `titles` to the sample server.
     static func upload(_ titles: [String], with client: APIClient) async throws {
         for title in titles {
-            _ = try await client.send(Request<JSONValue>.upload("images", parts: [.text("title", title), .data("image", png, fileName: "\(title).png")]))
+            _ = try await client.send(Request<JSONValue>(.post, "images", body: .multipart([.text("title", title), .data("image", png, fileName: "\(title).png")])))
         }
     }
 }
