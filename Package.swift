@@ -190,6 +190,7 @@ let package = Package(
             dependencies: [
                 "BenchWorkloads",
                 "Courier",
+                "CourierExamples",
                 "CourierAsyncHTTPClient",
                 "CourierStore",
                 "CourierPostgres",

@@ -87,6 +87,17 @@ func demand(_ condition: Bool, _ message: @autoclosure () -> String) throws {
     if !condition { throw DemoFailure(message()) }
 }
 
+/// The ``CourierError`` that `attempt` must end with; a ``DemoFailure`` saying `unexpected` when
+/// it succeeds (any other error is thrown as it is).
+func failure(else unexpected: String, _ attempt: () async throws -> Void) async throws -> CourierError {
+    do {
+        try await attempt()
+    } catch let error as CourierError {
+        return error
+    }
+    throw DemoFailure(unexpected)
+}
+
 extension Optional {
     /// The value, or a ``DemoFailure`` saying `message`.
     func orThrow(_ message: String) throws -> Wrapped {

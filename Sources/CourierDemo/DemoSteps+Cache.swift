@@ -31,9 +31,7 @@ extension DemoSteps {
         narrator.say("→ \"\(offline.value)\" from .\(offline.source) (fromCache: \(offline.fromCache)).")
         try demand(offline.source == .offlineCache, "expected the cached answer while offline")
         do {
-            _ = try await client.send(menu.cache(.networkOnly))
-            throw DemoFailure("a request without offline mode succeeded with the server stopped")
-        } catch let error as CourierError {
+            let error = try await failure(else: "a request without offline mode succeeded with the server stopped") { _ = try await client.send(menu.cache(.networkOnly)) }
             narrator.say("Without offline mode → .\(error.classification): \(error.userMessage)")
         }
     }

@@ -35,9 +35,7 @@ extension DemoSteps {
         _ = try await client.send(Request<JSONValue>(.delete, "images/\(id)"))
         narrator.say("DELETE /images/\(id) → done.")
         do {
-            _ = try await client.send(Request<JSONValue>(.get, "images/\(id)"))
-            throw DemoFailure("the deleted image is still there")
-        } catch let error as CourierError {
+            let error = try await failure(else: "the deleted image is still there") { _ = try await client.send(Request<JSONValue>(.get, "images/\(id)")) }
             try demand(error.classification == .notFound, "expected a 404, got \(error.classification)")
             narrator.say("GET /images/\(id) → .\(error.classification): \(error.userMessage)")
         }

@@ -26,9 +26,7 @@ extension DemoSteps {
         await server.stop()
         narrator.say("Server stopped.")
         do {
-            _ = try await client.send(Request<Data>(.get, "images"), into: store, as: StoredImage.self, root: "images")
-            throw DemoFailure("the request succeeded with the server stopped")
-        } catch let error as CourierError {
+            let error = try await failure(else: "the request succeeded with the server stopped") { _ = try await client.send(Request<Data>(.get, "images"), into: store, as: StoredImage.self, root: "images") }
             narrator.say("GET /images → .\(error.classification); the store still has:")
         }
         let images = try await store.models(StoredImage.self)

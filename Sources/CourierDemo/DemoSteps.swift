@@ -120,9 +120,7 @@ struct DemoSteps {
         narrator.say("GET /me → \(me.statusCode) for \(me.value["data"]?["email"]?.stringValue ?? "?"); the server issued a new token, which replaced the old one.")
         try session.logout()
         do {
-            _ = try await session.send(Request<JSONValue>(.get, "me"))
-            throw DemoFailure("a call after logout succeeded")
-        } catch let error as CourierError {
+            let error = try await failure(else: "a call after logout succeeded") { _ = try await session.send(Request<JSONValue>(.get, "me")) }
             try demand(error.classification == .unauthorized, "after logout: \(error.classification)")
             narrator.say("Logged out; GET /me → .\(error.classification): \(error.userMessage)")
         }
@@ -131,49 +129,37 @@ struct DemoSteps {
     func errors() async throws {
         narrator.step("Errors are typed and say what went wrong")
         do {
-            _ = try await client.send(Request<JSONValue>(.get, "status/404"))
-            throw DemoFailure("a 404 did not throw")
-        } catch let error as CourierError {
+            let error = try await failure(else: "a 404 did not throw") { _ = try await client.send(Request<JSONValue>(.get, "status/404")) }
             try demand(error.classification == .notFound, "a 404 was classified as \(error.classification)")
             narrator.say("404 → .\(error.classification): \(error.message)")
         }
         do {
-            _ = try await client.send(Request<JSONValue>(.get, "errors/422", query: ["shape": "jsonapi"]))
-            throw DemoFailure("a 422 did not throw")
-        } catch let error as CourierError {
+            let error = try await failure(else: "a 422 did not throw") { _ = try await client.send(Request<JSONValue>(.get, "errors/422", query: ["shape": "jsonapi"])) }
             guard error.classification.name == "validationFailed", let fields = error.validationErrors else {
                 throw DemoFailure("a 422 was classified as \(error.classification)")
             }
             narrator.say("422 → .validationFailed: \(fields.messages(for: "email").joined(separator: ", ")) (email); user message: \(error.userMessage)")
         }
         do {
-            _ = try await client.send(Request<JSONValue>(.get, "errors/validation/fastapi"))
-            throw DemoFailure("FastAPI's 422 did not throw")
-        } catch let error as CourierError {
+            let error = try await failure(else: "FastAPI's 422 did not throw") { _ = try await client.send(Request<JSONValue>(.get, "errors/validation/fastapi")) }
             guard let fields = error.validationErrors, let zip = fields.messages(for: "address.zipCode").first else {
                 throw DemoFailure("FastAPI's 422 gave no field errors: \(error.classification)")
             }
             narrator.say("FastAPI 422 → address.zipCode (server: \(fields.serverNames["address.zipCode"] ?? "the same")): \(zip)")
         }
         do {
-            _ = try await client.send(Request<JSONValue>(.get, "errors/500"))
-            throw DemoFailure("a 500 did not throw")
-        } catch let error as CourierError {
+            let error = try await failure(else: "a 500 did not throw") { _ = try await client.send(Request<JSONValue>(.get, "errors/500")) }
             try demand(error.bodyValue?.text?.contains("<html>") == true, "the HTML page of a 500 was not kept as text")
             narrator.say("500 with an HTML page → .\(error.classification), body kept as text (\(error.body?.count ?? 0) bytes): \(error.userMessage)")
         }
         let closed = APIClient(baseURL: URL(string: "http://127.0.0.1:1")!, transport: client.transport)
         do {
-            _ = try await closed.send(Request<JSONValue>(.get, "anything"))
-            throw DemoFailure("a closed port did not throw")
-        } catch let error as CourierError {
+            let error = try await failure(else: "a closed port did not throw") { _ = try await closed.send(Request<JSONValue>(.get, "anything")) }
             try demand(error.kind == .cannotConnect, "a closed port was classified as \(error.kind)")
             narrator.say("Closed port → .\(error.kind): \(error.message)")
         }
         do {
-            _ = try await client.send(Request<JSONValue>(.get, "http://exa mple.com:99999/x"))
-            throw DemoFailure("an invalid URL did not throw")
-        } catch let error as CourierError {
+            let error = try await failure(else: "an invalid URL did not throw") { _ = try await client.send(Request<JSONValue>(.get, "http://exa mple.com:99999/x")) }
             narrator.say("Bad URL → .\(error.kind): \(error.message)")
         }
     }
