@@ -190,7 +190,6 @@ let package = Package(
             dependencies: [
                 "BenchWorkloads",
                 "Courier",
-                "CourierExamples",
                 "CourierAsyncHTTPClient",
                 "CourierStore",
                 "CourierPostgres",

@@ -1,6 +1,5 @@
 import BenchWorkloads
 import Courier
-import CourierExamples
 import CourierStore
 import Foundation
 import GRDB
@@ -11,8 +10,8 @@ import GRDB
 struct StoreBenchmark {
     let options: BenchOptions
 
-    /// The decode suite's user (the README examples' seed user): no CodingKeys, no schema code.
-    typealias User = CourierExamples.User
+    /// The decode suite's user: no CodingKeys, no schema code.
+    typealias User = DecodeBenchmark.User
 
     func run() async throws {
         let count = options.scaled(10_000, minimum: 100)
