@@ -6,75 +6,39 @@ import Foundation
 /// times, and a copy is then one retain, not one per field; changing a copy copies its fields
 /// first (copy-on-write).
 public struct TransportResponse: Sendable {
-    private var storage: Storage
+    private var storage: CopyOnWriteBox<Fields>
 
     /// The URL that answered.
-    public var url: URL {
-        get { storage.url }
-        set { unique().url = newValue }
-    }
+    public var url: URL { get { storage.fields.url } set { unique().fields.url = newValue } }
     /// The HTTP status code.
-    public var statusCode: Int {
-        get { storage.statusCode }
-        set { unique().statusCode = newValue }
-    }
+    public var statusCode: Int { get { storage.fields.statusCode } set { unique().fields.statusCode = newValue } }
     /// The response headers.
-    public var headers: HTTPHeaders {
-        get { storage.headers }
-        set { unique().headers = newValue }
-    }
+    public var headers: HTTPHeaders { get { storage.fields.headers } set { unique().fields.headers = newValue } }
     /// The whole body.
-    public var body: Data {
-        get { storage.body }
-        set { unique().body = newValue }
-    }
+    public var body: Data { get { storage.fields.body } set { unique().fields.body = newValue } }
     /// The body, still arriving, of a 2xx answer to a request that streams its body
     /// (``TransportRequest/streamsBody``); ``body`` is then empty.
-    package var liveBody: LiveBody? {
-        get { storage.liveBody }
-        set { unique().liveBody = newValue }
-    }
+    package var liveBody: LiveBody? { get { storage.fields.liveBody } set { unique().fields.liveBody = newValue } }
     /// When the response head arrived, if the transport reports it (for time to first byte in
     /// ``RequestMetrics``).
-    package var headersReceivedAt: ContinuousClock.Instant? {
-        get { storage.headersReceivedAt }
-        set { unique().headersReceivedAt = newValue }
-    }
+    package var headersReceivedAt: ContinuousClock.Instant? { get { storage.fields.headersReceivedAt } set { unique().fields.headersReceivedAt = newValue } }
 
     /// Creates a response.
     public init(url: URL, statusCode: Int, headers: HTTPHeaders = [:], body: Data = Data()) {
-        storage = Storage(url: url, statusCode: statusCode, headers: headers, body: body)
+        storage = CopyOnWriteBox(Fields(url: url, statusCode: statusCode, headers: headers, body: body))
     }
 
     /// The fields, copied first when another value shares them.
-    private mutating func unique() -> Storage {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-        return storage
-    }
+    private mutating func unique() -> CopyOnWriteBox<Fields> { CopyOnWriteBox.unique(&storage) }
 
-    /// The fields. Only a value that holds the sole reference writes to them (``unique()``), so
-    /// the class is `Sendable` the way the struct around it is.
-    private final class Storage: @unchecked Sendable {
+    /// What a value holds.
+    private struct Fields: Sendable {
         var url: URL
         var statusCode: Int
         var headers: HTTPHeaders
         var body: Data
         var liveBody: LiveBody?
         var headersReceivedAt: ContinuousClock.Instant?
-
-        init(url: URL, statusCode: Int, headers: HTTPHeaders, body: Data) {
-            self.url = url
-            self.statusCode = statusCode
-            self.headers = headers
-            self.body = body
-        }
-
-        func copy() -> Storage {
-            let copy = Storage(url: url, statusCode: statusCode, headers: headers, body: body)
-            copy.liveBody = liveBody
-            copy.headersReceivedAt = headersReceivedAt
-            return copy
-        }
     }
 }
 
