@@ -1,7 +1,7 @@
 import Foundation
 
 // The pipeline, top to bottom, one folder of Pipeline/ a stage. The main line of a plain GET on
-// async-http-client, there and back, crosses these eleven files (side calls that return at once,
+// async-http-client, there and back, crosses these ten files (side calls that return at once,
 // for records, logs, keys, checks and progress without handlers, are not counted):
 //   1 Deliver/APIClient+Send          send → deliver → recorded: the record; a failure reported once, after every fallback
 //   2 Plan/APIClient+Cache            → serve: cache plan; cached answer, or perform → decode → store; stale and offline
@@ -9,17 +9,18 @@ import Foundation
 //   3 Perform/APIClient+Perform       → perform: prepare, adapt, attempt, capture/refresh, retry, validate
 //   4 Prepare/APIClient+Prepare       → prepare: URL, body, the app's own values checked before sending
 //   5 Exchange/APIClient+Attempt      → attempt → InFlightExchanges.send → SharedExchange.start (one exchange, shared
-//                                       with identical requests in flight), then the caller waits: SharedExchange.wait
+//                                       with identical requests in flight), then the caller waits: SharedExchange.wait;
+//                                       the exchange: RedirectingExchange.start → send(hop:), the one redirect loop,
+//                                       asking RedirectRules
 //   6 Support/WaitingRoom             → WaitingRoom.wait: the caller's continuation, parked until the exchange ends
-//   7 Exchange/RedirectingExchange    RedirectingExchange.start → send(hop:): the one redirect loop, asking RedirectRules
-//   8 Transport/ExchangeControl       → NetworkTransport.start: a refusal, or the first try under an ExchangeControl
-//   9 CourierAsyncHTTPClient/…+Callback → start(control:): HTTPClient.execute with a ResponseDelegate
+//   7 Transport/ExchangeControl       → NetworkTransport.start: a refusal, or the first try under an ExchangeControl
+//   8 CourierAsyncHTTPClient/…+Callback → start(control:): HTTPClient.execute with a ResponseDelegate
 //                                       (on URLSession: Transport/URLSessionTransport+DelegateTask, then URLSessionExchange)
 //  and back, on the transport's thread:
-//  10 CourierAsyncHTTPClient/ResponseDelegate  didReceiveHead → didReceiveBodyPart → didFinishRequest → the completion
-//   7   RedirectRules.next: not a redirect, so finish → SharedExchange's completion (5) → WaitingRoom.finish (6),
+//   9 CourierAsyncHTTPClient/ResponseDelegate  didReceiveHead → didReceiveBodyPart → didFinishRequest → the completion
+//   5   RedirectRules.next: not a redirect, so finish → SharedExchange's completion → WaitingRoom.finish (6),
 //       which resumes the caller; attempt returns (5), perform checks the status (3), serve decodes (2):
-//  11 Decode/ResponseSerializer       → decode → the serializer (at the root key path: +Root); deliver ends the record (1)
+//  10 Decode/ResponseSerializer       → decode → the serializer (at the root key path: +Root); deliver ends the record (1)
 // Beside them: Authenticate (credentials captured and injected; one refresh for many 401s) and
 // Record (metrics, spans, answer observers).
 extension APIClient {
