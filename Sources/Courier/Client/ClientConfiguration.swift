@@ -88,8 +88,8 @@ public struct ClientConfiguration: Sendable {
     /// response whose expiry is older than the stored one does not replace it. `nil` when the API
     /// sends none (then the response that arrives last wins).
     public var expiryHeader: String? = "expiry"
-    /// Where captured credentials persist; `nil` uses ``CredentialStores/standard(for:)`` for the
-    /// base URL's origin (the Keychain on Apple platforms, a 0600 file under `$XDG_STATE_HOME` on Linux).
+    /// Where captured credentials persist; `nil` uses the standard store for the base URL's origin
+    /// (the Keychain on Apple platforms, a 0600 file under `$XDG_STATE_HOME` on Linux).
     public var credentialStore: (any CredentialStore)?
     /// Renews credentials after a 401, once for all waiting requests; `nil` lets 401s fail.
     public var authenticator: (any Authenticator)?

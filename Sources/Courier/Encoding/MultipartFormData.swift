@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Courier switches to this encoding by itself when a body holds binary values. Nested names are
 /// flattened with brackets (`user[name]`, `photos[]`); text values become plain parts; binary values
-/// become file parts with a file name and a MIME type (given, or inferred by ``MIMEType``).
+/// become file parts with a file name and a MIME type (given, or inferred from the file name or the bytes).
 package struct MultipartFormData: Sendable {
     /// The boundary between parts (random unless given).
     package let boundary: String

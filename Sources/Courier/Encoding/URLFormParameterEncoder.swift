@@ -1,7 +1,7 @@
 import Foundation
 
 /// Encodes parameters as `application/x-www-form-urlencoded`, with the same rules as query strings
-/// (see ``QueryStringEncoder``).
+/// (the query string's rules).
 public struct URLFormParameterEncoder: ParameterEncoding {
     /// Creates the encoder.
     public init() {}

@@ -2,7 +2,7 @@ import Foundation
 
 /// Encodes models with the reverse of the seed's key rules (`userName` → `user_name`, `pizzaID` →
 /// `pizza_id`, `uid` → `id`), dates in ``dateFormat``. Use it for request bodies
-/// (``ClientConfiguration/encoder``) or, with a ``KeyMap``, to write a model back under its
+/// (``ClientConfiguration/encoder``) or, with the key map of a ``Mapped`` model, to write a model back under its
 /// original keys (``Mapped``).
 public struct ModelEncoder: DataEncoder {
     /// The pattern dates are written in (seed: `yyyy/MM/dd HH:mm:ss`).

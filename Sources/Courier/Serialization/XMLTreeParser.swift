@@ -10,7 +10,7 @@ import Synchronization
 /// entities are not resolved.
 public enum XMLTreeParser {
     /// Parses `data` and returns the root element.
-    /// - Throws: ``XMLParseError`` with the line and column of the first error.
+    /// - Throws: an error with the line and column of the first error.
     public static func parse(_ data: Data) throws -> XMLNode {
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
