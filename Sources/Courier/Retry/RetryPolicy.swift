@@ -78,15 +78,6 @@ public struct RetryPolicy: Sendable {
         return policy
     }
 
-    /// Why the policy cannot work (its settings were changed after it was made), or `nil`.
-    func problem() -> String? {
-        if maximumAttempts < 1 { return "its maximumAttempts is below 1 (\(maximumAttempts))" }
-        if baseDelay < .zero { return "its baseDelay is negative (\(baseDelay))" }
-        if maximumDelay < .zero { return "its maximumDelay is negative (\(maximumDelay))" }
-        if budget < .zero { return "its budget is negative (\(budget))" }
-        return nil
-    }
-
     /// Whether a request with `method` may be retried at all under this policy.
     package func allows(_ method: HTTPMethod) -> Bool {
         maximumAttempts > 1 && (retriesAnyMethod || method.isIdempotent)

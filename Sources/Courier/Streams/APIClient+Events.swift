@@ -24,9 +24,7 @@ extension APIClient {
     public func events(
         _ request: Request<Data>, reconnection: RetryPolicy = .reconnecting
     ) throws(CourierError) -> CourierSequence<ServerSentEvent> {
-        if let problem = reconnection.problem() {
-            throw CourierError(.invalidRequest, "The reconnection policy for \(request.method) \(request.path) cannot be used: \(problem).")
-        }
+        try RequestValidation.checkRetryPolicy(reconnection, "reconnection")
         return CourierSequence { [self] in EventSourceReader(client: self, request: request, reconnection: reconnection) }
     }
 }

@@ -82,11 +82,11 @@ enum RequestValidation {
     /// A retry policy's counts and durations.
     static func checkRetryPolicy(_ policy: RetryPolicy, _ setting: String) throws(CourierError) {
         guard policy.maximumAttempts >= 1 else {
-            throw invalid("\(setting).maximumAttempts is \(policy.maximumAttempts); it must be 1 or more (1 sends once)")
+            throw invalid("\(setting).maximumAttempts is \(policy.maximumAttempts), below 1; it must be 1 or more (1 sends once)")
         }
         for (name, value) in [("baseDelay", policy.baseDelay), ("maximumDelay", policy.maximumDelay), ("budget", policy.budget)]
         where value < .zero {
-            throw invalid("\(setting).\(name) is \(value); a delay or budget must be 0 or more")
+            throw invalid("\(setting).\(name) is negative (\(value)); a delay or budget must be 0 or more")
         }
     }
 
