@@ -129,7 +129,7 @@ let package = Package(
         ),
         .target(
             name: "CourierDemo",
-            dependencies: ["Courier", "CourierAsyncHTTPClient", "CourierStore", "ImageStoreServer", "ImageStoreTesting"]
+            dependencies: ["Courier", "CourierAsyncHTTPClient", "CourierExamples", "CourierStore", "ImageStoreServer", "ImageStoreTesting"]
         ),
         // Test machinery, in no product: the crash writers and probes the tests run in processes
         // of their own (through courier-test-helper).
@@ -191,6 +191,7 @@ let package = Package(
                 "BenchWorkloads",
                 "Courier",
                 "CourierAsyncHTTPClient",
+                "CourierExamples",
                 "CourierStore",
                 "CourierPostgres",
                 "CourierTesting",

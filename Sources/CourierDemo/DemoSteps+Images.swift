@@ -23,7 +23,7 @@ extension DemoSteps {
 
         let json = try await client.send(Request<JSONValue>(.get, "images/\(id)"))
         narrator.say("GET /images/\(id) as JSON: title \"\(json.value["title"]?.stringValue ?? "?")\", file \(json.value["fileName"]?.stringValue ?? "?").")
-        let xml = try await client.send(Request<XMLNode>(.get, "images/\(id)", query: ["type": "xml"]))
+        let xml = try await client.send(Request(.get, "images/\(id)", query: ["type": "xml"], serializer: .xml))
         narrator.say("GET /images/\(id)?type=xml: <\(xml.value.name)> with <title>\(xml.value["title"]?.text ?? "?")</title>.")
         let bytes = try await client.send(Request<Data>(.get, "images/\(id)/data"))
         try demand(bytes.value == png, "the downloaded image differs from the uploaded one")

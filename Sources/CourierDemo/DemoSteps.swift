@@ -1,24 +1,9 @@
 import Courier
+import CourierExamples
 import Dispatch
 import Foundation
 import ImageStoreServer
 import ImageStoreTesting
-
-/// A seed-shaped user, as `/sample` returns it.
-struct DemoUser: Decodable, Sendable {
-    struct Pizza: Decodable, Sendable {
-        var pizzaId: Int
-        var name: String
-        var numberOfIngredients: Int?
-    }
-
-    var id: String
-    var userName: String
-    var email: String
-    var isFirstLogin: Bool
-    var favoritePizza: Pizza
-    var orderedPizzas: [Pizza]
-}
 
 /// The steps of the tour, one method each.
 struct DemoSteps {
@@ -27,12 +12,14 @@ struct DemoSteps {
     let narrator: Narrator
 
     func decodeModel() async throws {
-        narrator.step("A typed GET: Request<DemoUser>(.get, \"sample\")")
-        let response = try await client.send(Request<DemoUser>(.get, "sample"))
+        narrator.step("A typed GET: Request<User>(.get, \"sample\"), read by the seed's model rules (ModelDecoder: `id` to `uid`, snake_case to camelCase)")
+        var request = Request<User>(.get, "sample")
+        request.decoder = ModelDecoder()  // the demo's client decodes with Foundation's JSONDecoder
+        let response = try await client.send(request)
         let user = response.value
         narrator.say("Got \(user.userName) <\(user.email)>, favourite pizza \(user.favoritePizza.name), \(user.orderedPizzas.count) orders.")
         narrator.say("Status \(response.statusCode), request \(response.requestID), \(response.data.count) bytes in \(response.metrics.duration.formatted).")
-        try demand(user.orderedPizzas.map(\.pizzaId) == [5, 10], "the ordered pizzas did not decode")
+        try demand(user.orderedPizzas.map(\.pizzaID) == [5, 10], "the ordered pizzas did not decode")
     }
 
     func bodyAndQuery() async throws {
@@ -108,7 +95,7 @@ struct DemoSteps {
         narrator.step("Signing in: devise-style headers captured, sent on every call, rotated, cleared by logout")
         var configuration = client.configuration
         configuration.authenticationHeaders = ["access-token", "client", "uid", "expiry"]
-        configuration.credentialStore = InMemoryCredentialStore()
+        configuration.credentialStore = CredentialStore.inMemory()
         let session = APIClient(configuration: configuration, transport: client.transport)
         _ = try await session.send(Request<JSONValue>(.post, "auth/sign_in", body: ["email": "demo@example.com", "password": "password"]))
         let first = session.credentials?["access-token"]

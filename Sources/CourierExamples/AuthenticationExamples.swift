@@ -6,7 +6,7 @@ import Foundation
 
 /// Signs in, reads the profile with the stored headers, signs out; what the store held after each.
 func signInAndOut(baseURL: URL, credentialsFolder: URL) async throws -> (signedIn: String?, signedOut: String?) {
-    let store = FileCredentialStore(origin: baseURL.origin, directory: credentialsFolder)
+    let store = CredentialStore.file(origin: baseURL.origin, directory: credentialsFolder)
     var configuration = ClientConfiguration(baseURL: baseURL)
     configuration.authenticationHeaders = ["access-token", "client", "uid"]
     configuration.credentialStore = store

@@ -14,10 +14,10 @@ func registerDate() throws -> Date {
 }
 
 /// The seed's `Pizza : BaseModel`: `NSNumber *numberOfIngredients` (nullable) is `Int?`.
-struct Pizza: Codable, Sendable, Equatable {
-    var pizzaID: Int
-    var name: String
-    var numberOfIngredients: Int?
+public struct Pizza: Codable, Sendable, Equatable {
+    public var pizzaID: Int
+    public var name: String
+    public var numberOfIngredients: Int?
 }
 
 /// A list of dictionaries into models; a failure names the element and the key.
@@ -37,14 +37,14 @@ func search(client: APIClient) async throws -> Echo {
 
 /// The seed's `User : BaseModel`; the seed's `@protocol Pizza` for the array's element class is
 /// the array's element type, which Swift keeps after compilation.
-struct User: Codable, Sendable, Identified {
-    var uid: Int
-    var userName: String
-    var email: String
-    var isFirstLogin: Bool
-    var registerDate: Date
-    var favoritePizza: Pizza
-    var orderedPizzas: [Pizza]
+public struct User: Codable, Sendable, Identified {
+    public var uid: Int
+    public var userName: String
+    public var email: String
+    public var isFirstLogin: Bool
+    public var registerDate: Date
+    public var favoritePizza: Pizza
+    public var orderedPizzas: [Pizza]
 }
 
 /// The seed's `initWithDictionary:` and `arrayOfModelsFromDictionaries:`: a user payload into a

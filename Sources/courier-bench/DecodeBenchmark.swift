@@ -1,5 +1,6 @@
 import BenchWorkloads
 import Courier
+import CourierExamples
 import Foundation
 
 /// `courier-bench decode`: 10,000 seed-shaped users (seed 002's keys, `id` as a string, dates in
@@ -7,22 +8,6 @@ import Foundation
 /// the usual Foundation ways, alternating rounds; MB/s and the median ratio.
 struct DecodeBenchmark {
     let options: BenchOptions
-
-    /// The model as Courier reads it: no CodingKeys (also the store suite's model: `Identified`).
-    struct User: Decodable, Identified, Sendable {
-        struct Pizza: Decodable, Sendable {
-            var pizzaID: Int
-            var name: String
-            var numberOfIngredients: Int?
-        }
-        var uid: Int
-        var userName: String
-        var email: String
-        var isFirstLogin: Bool
-        var registerDate: Date
-        var favoritePizza: Pizza
-        var orderedPizzas: [Pizza]
-    }
 
     /// The model as JSONDecoder with `.convertFromSnakeCase` needs it.
     struct FoundationUser: Decodable {
@@ -85,6 +70,7 @@ struct DecodeBenchmark {
             ("decode.vs-jsondecoder-fastdate", { _ = try fastDateDecoder.decode([FoundationUser].self, from: data) }),
             ("decode.vs-jsonserialization", { _ = try JSONSerialization.jsonObject(with: data) }),
         ]
+        // The model as Courier reads it: the examples' `User`, no CodingKeys.
         let ours = { _ = try courier.decode([User].self, from: data) }
         try ours()
         for (name, baseline) in baselines where options.selects(name) {

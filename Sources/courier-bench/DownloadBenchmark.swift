@@ -50,10 +50,8 @@ struct DownloadBenchmark {
             guard received == size else { throw BenchError("raw download is \(received) bytes, not \(size)") }
         }
         if options.selects("download.resume") {
-            let rounds = max(2, min(options.rounds, 4))
-            let result = try await PairedMeasurement(name: "download.resume", count: 1, concurrency: 1, rounds: rounds).run(courier: courier, raw: raw)
-            let megabytes = Double(size) / 1_048_576
-            print("download.resume ratio=\(String(format: "%.2f", result.ratio)) courier=\(Int(result.courier * megabytes))MiB/s raw=\(Int(result.raw * megabytes))MiB/s size=\(size) drop_every=\(dropEvery)")
+            try await PairedMeasurement.transfer(
+                "download.resume", size: Int64(size), rounds: options.rounds, most: 4, extra: " drop_every=\(dropEvery)", courier: courier, raw: raw)
         }
         if options.selects("download.bytes-sent") {
             let before = server.flakyAttempts("ranged/\(size)/bytes")

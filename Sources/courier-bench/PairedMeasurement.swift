@@ -36,6 +36,19 @@ struct PairedMeasurement {
         }
     }
 
+    /// One transfer of `size` bytes each way, Courier against raw over 2 to `rounds` rounds (at
+    /// most `most`), printed as `NAME ratio=… courier=…MiB/s raw=…MiB/s size=… EXTRA`.
+    static func transfer(
+        _ name: String, size: Int64, rounds: Int, most: Int, extra: String = "",
+        courier: @escaping @Sendable () async throws -> Void, raw: @escaping @Sendable () async throws -> Void
+    ) async throws {
+        let measurement = PairedMeasurement(name: name, count: 1, concurrency: 1, rounds: max(2, min(rounds, most)))
+        let result = try await measurement.run(courier: courier, raw: raw)
+        let megabytes = Double(size) / 1_048_576
+        let rates = "courier=\(Int(result.courier * megabytes))MiB/s raw=\(Int(result.raw * megabytes))MiB/s"
+        print("\(name) ratio=\(String(format: "%.2f", result.ratio)) \(rates) size=\(size)\(extra)")
+    }
+
     func run(
         courier: @escaping @Sendable () async throws -> Void, raw: @escaping @Sendable () async throws -> Void
     ) async throws -> Result {

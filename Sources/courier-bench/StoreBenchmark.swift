@@ -1,17 +1,16 @@
 import BenchWorkloads
 import Courier
+import CourierExamples
 import CourierStore
 import Foundation
 import GRDB
 
-/// `courier-bench store`: importing 10,000 seed-shaped users (the decode suite's payload) into a
+/// `courier-bench store`: importing 10,000 seed-shaped users (the decode suite's payload, as the examples' `User`:
+/// no CodingKeys, no schema code) into a
 /// `CourierStore`, against a hand-written import in the same run; importing them again unchanged;
 /// and the time from an import's commit to an observer's new value.
 struct StoreBenchmark {
     let options: BenchOptions
-
-    /// The decode suite's user: no CodingKeys, no schema code.
-    typealias User = DecodeBenchmark.User
 
     func run() async throws {
         let count = options.scaled(10_000, minimum: 100)

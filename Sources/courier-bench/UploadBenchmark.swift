@@ -45,10 +45,7 @@ struct UploadBenchmark {
             else { throw BenchError("raw upload arrived short") }
         }
         if options.selects("upload.ahc") {
-            let rounds = max(2, min(options.rounds, 6))
-            let result = try await PairedMeasurement(name: "upload.ahc", count: 1, concurrency: 1, rounds: rounds).run(courier: courier, raw: raw)
-            let megabytes = Double(size) / 1_048_576
-            print("upload.ahc ratio=\(String(format: "%.2f", result.ratio)) courier=\(Int(result.courier * megabytes))MiB/s raw=\(Int(result.raw * megabytes))MiB/s size=\(size)")
+            try await PairedMeasurement.transfer("upload.ahc", size: size, rounds: options.rounds, most: 6, courier: courier, raw: raw)
         }
         if options.selects("upload.rss-growth") {
             try await reportGrowth("upload.rss-growth", size: size, of: courier)

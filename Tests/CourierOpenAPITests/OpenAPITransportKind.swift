@@ -41,7 +41,7 @@ extension ImageStoreServer {
         var configuration = ClientConfiguration(baseURL: baseURL, authenticationHeaders: ["access-token", "token-type", "client", "expiry", "uid"])
         configuration.cache = cache
         configuration.errorPresenter = nil
-        configuration.credentialStore = InMemoryCredentialStore()
+        configuration.credentialStore = CredentialStore.inMemory()
         configure(&configuration)
         return APIClient(configuration: configuration, transport: transport)
     }

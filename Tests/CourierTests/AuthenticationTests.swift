@@ -16,7 +16,7 @@ import Testing
         var data: User
     }
 
-    func client(_ server: ImageStoreServer, store: any CredentialStore, logger: LogCapture? = nil,
+    func client(_ server: ImageStoreServer, store: CredentialStore, logger: LogCapture? = nil,
                 authenticator: (any Authenticator)? = nil, transport: any HTTPTransport = URLSessionTransport()) -> APIClient {
         server.client(transport) {
             $0.authenticationHeaders = Self.names
@@ -40,7 +40,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withServer { server in
             try await kind.with { transport in
-                let store = FileCredentialStore(origin: server.baseURL.origin, directory: directory)
+                let store = CredentialStore.file(origin: server.baseURL.origin, directory: directory)
+                let file = CredentialStore.fileURL(origin: server.baseURL.origin, directory: directory)
                 let client = client(server, store: store, transport: transport)
                 #expect(!client.isSignedIn)
                 let denied = await #expect(throws: CourierError.self) { try await client.send(Request<JSONValue>(.get, "me")) }
@@ -53,7 +54,7 @@ import Testing
                 #expect(me.value.data.email == "demo@example.com")
                 #expect(client.credentials?["access-token"] != token, "the token rotates on every response")
                 // persisted, readable by the user alone
-                let attributes = try FileManager.default.attributesOfItem(atPath: store.url.path)
+                let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
                 #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
                 let folder = try FileManager.default.attributesOfItem(atPath: directory.path)
                 #expect((folder[.posixPermissions] as? NSNumber)?.intValue == 0o700)
@@ -64,7 +65,7 @@ import Testing
                 #expect(try await relaunched.send(Request<SignedInUser>(.get, "me")).value.data.email == "demo@example.com")
                 try relaunched.logout()
                 #expect(!relaunched.isSignedIn)
-                #expect(!FileManager.default.fileExists(atPath: store.url.path))
+                #expect(!FileManager.default.fileExists(atPath: file.path))
                 let after = await #expect(throws: CourierError.self) { try await relaunched.send(Request<JSONValue>(.get, "me")) }
                 #expect(after?.classification == .unauthorized)
             }
@@ -76,7 +77,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withServer { server in
             let logs = LogCapture()
-            let store = FileCredentialStore(origin: server.baseURL.origin, directory: directory)
+            let store = CredentialStore.file(origin: server.baseURL.origin, directory: directory)
             let client = client(server, store: store, logger: logs)
             var tokens: Set<String> = []
             _ = try await Self.signIn(client)
@@ -101,7 +102,7 @@ import Testing
     @Test func anotherOriginNeverReceivesNorReplacesTheCredentials() async throws {
         try await withServer { api in
             try await withServer { other in
-                let client = client(api, store: InMemoryCredentialStore())
+                let client = client(api, store: CredentialStore.inMemory())
                 _ = try await Self.signIn(client)
                 let credentials = try #require(client.credentials)
                 // a per-request base URL pointing elsewhere
@@ -128,7 +129,7 @@ import Testing
     func concurrentRotationsEndWithTheNewestToken(kind: TransportKind) async throws {
         try await withServer { server in
             try await kind.with { transport in
-                let client = client(server, store: InMemoryCredentialStore(), transport: transport)
+                let client = client(server, store: CredentialStore.inMemory(), transport: transport)
                 _ = try await Self.signIn(client)
                 let expiries = try await withThrowingTaskGroup(of: Int.self) { group in
                     for _ in 0..<100 {
@@ -161,7 +162,7 @@ import Testing
         try await withServer { server in
             let stale = Credentials(headers: ["access-token": "expired", "client": "old", "uid": "demo@example.com", "expiry": "1"], origin: server.baseURL.origin)
             let authenticator = ReSignIn()
-            let client = client(server, store: InMemoryCredentialStore(stale), authenticator: authenticator)
+            let client = client(server, store: CredentialStore.inMemory(stale), authenticator: authenticator)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<10 {
                     // Each sends its own request (no sharing), so ten 401s arrive.
@@ -183,7 +184,7 @@ import Testing
         try await withServer { server in
             try await kind.with { transport in
                 let authenticator = ReSignIn()
-                let client = client(server, store: InMemoryCredentialStore(), authenticator: authenticator, transport: transport)
+                let client = client(server, store: CredentialStore.inMemory(), authenticator: authenticator, transport: transport)
                 _ = try await Self.signIn(client)
                 let events = try client.events(
                     Request(.get, "notifications", query: ["count": 4, "dropAfter": 2]), reconnection: RetryPolicy(maximumAttempts: 11, baseDelay: .milliseconds(10)))
@@ -210,7 +211,7 @@ import Testing
         }
         try await withServer { server in
             let stale = Credentials(headers: ["access-token": "x", "client": "y", "uid": "demo@example.com"], origin: server.baseURL.origin)
-            let client = client(server, store: InMemoryCredentialStore(stale), authenticator: Refuse())
+            let client = client(server, store: CredentialStore.inMemory(stale), authenticator: Refuse())
             let error = await #expect(throws: CourierError.self) { try await client.send(Request<JSONValue>(.get, "me")) }
             #expect(error?.classification == .unauthorized)
             #expect(server.requestCount("GET", "/me") == 1)
@@ -219,7 +220,7 @@ import Testing
 
     @Test func signUpAndItsValidation() async throws {
         try await withServer { server in
-            let client = client(server, store: InMemoryCredentialStore())
+            let client = client(server, store: CredentialStore.inMemory())
             let created = try await client.send(Request<SignedInUser>(.post, "auth", body: ["email": "ana@example.com", "password": "longenough", "name": "Ana"]))
             #expect(created.statusCode == 201)
             #expect(client.credentials?["uid"] == "ana@example.com")
@@ -235,20 +236,13 @@ import Testing
 
     @Test func theDemoAccountIsConfigurable() async throws {
         let server = try await ImageStoreServer.instrumented(ServerConfiguration(demoAccount: nil))
-        let client = client(server, store: InMemoryCredentialStore())
+        let client = client(server, store: CredentialStore.inMemory())
         let error = await #expect(throws: CourierError.self) { try await Self.signIn(client) }
         #expect(error?.classification == .unauthorized)
         await server.stop()
     }
 
-    /// A store that cannot be read for now, like a locked Keychain.
-    final class LockedStore: CredentialStore {
-        struct Unavailable: Error {}
-        let cleared = Locked(false)
-        func load() throws -> Credentials? { throw Unavailable() }
-        func save(_ credentials: Credentials) throws {}
-        func clear() throws { cleared.withLock { $0 = true } }
-    }
+    struct Unavailable: Error {}
 
     /// The Keychain store's errors (Apple platforms) say what happened in words an app can act
     /// on; an item that is not Courier's credentials is an error that says so, not a crash.
@@ -263,7 +257,9 @@ import Testing
     }
 
     @Test func anUnreadableStoreIsNotWiped() {
-        let store = LockedStore()
+        // A store that cannot be read for now, like a locked Keychain.
+        let cleared = Locked(false)
+        let store = CredentialStore(load: { throw Unavailable() }, save: { _ in }, clear: { cleared.withLock { $0 = true } })
         let client = APIClient(configuration: {
             var configuration = ClientConfiguration(baseURL: URL(string: "http://127.0.0.1:1")!)
             configuration.authenticationHeaders = Self.names
@@ -271,19 +267,20 @@ import Testing
             return configuration
         }())
         #expect(!client.isSignedIn)
-        #expect(store.cleared.withLock { $0 } == false)
+        #expect(cleared.withLock { $0 } == false)
     }
 
     @Test func aCorruptCredentialFileMeansSignedOut() async throws {
         let directory = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withServer { server in
-            let store = FileCredentialStore(origin: server.baseURL.origin, directory: directory)
+            let file = directory.appendingPathComponent("credentials.json")
+            let store = CredentialStore.file(file)
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try Data("{not json".utf8).write(to: store.url)
+            try Data("{not json".utf8).write(to: file)
             let client = client(server, store: store)
             #expect(!client.isSignedIn)
-            #expect(!FileManager.default.fileExists(atPath: store.url.path))
+            #expect(!FileManager.default.fileExists(atPath: file.path))
             _ = try await Self.signIn(client)
             #expect(client.isSignedIn)
         }

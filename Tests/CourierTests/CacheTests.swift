@@ -352,12 +352,12 @@ import Testing
                 func signedInClient(_ email: String, password: String) async throws -> APIClient {
                     let client = client(server, URLSessionTransport(), cache) {
                         $0.authenticationHeaders = AuthenticationTests.names
-                        $0.credentialStore = InMemoryCredentialStore()
+                        $0.credentialStore = CredentialStore.inMemory()
                     }
                     _ = try await AuthenticationTests.signIn(client, email: email, password: password)
                     return client
                 }
-                let signUp = client(server, URLSessionTransport(), nil) { $0.authenticationHeaders = AuthenticationTests.names; $0.credentialStore = InMemoryCredentialStore() }
+                let signUp = client(server, URLSessionTransport(), nil) { $0.authenticationHeaders = AuthenticationTests.names; $0.credentialStore = CredentialStore.inMemory() }
                 _ = try await signUp.send(Request<JSONValue>(.post, "auth", body: ["email": "bea@example.com", "password": "longenough"]))
                 let ana = try await signedInClient("demo@example.com", password: "password")
                 let bea = try await signedInClient("bea@example.com", password: "longenough")

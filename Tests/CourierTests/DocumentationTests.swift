@@ -37,7 +37,13 @@ import Testing
         }
     }
 
-    static func trimmed(_ line: String) -> String { String(line.drop { $0 == " " }) }
+    /// A line without its indentation, and without `public ` where it opens a declaration: the
+    /// articles show code as an app writes it, and the examples' module exports a few of its
+    /// models to the demo and the benchmarks.
+    static func trimmed(_ line: String) -> String {
+        let line = line.drop { $0 == " " }
+        return String(line.hasPrefix("public ") ? line.dropFirst("public ".count) : line)
+    }
 
     /// Whether `block` (lines without indentation) runs, line after line, in `lines`.
     static func contains(_ lines: [String], _ block: [String]) -> Bool {

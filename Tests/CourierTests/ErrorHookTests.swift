@@ -14,7 +14,7 @@ import Testing
             var errorDescription: String? { "API error \(code)" }
         }
 
-        let failures = Locked<[(ErrorClassification, String?)]>([])
+        let failures = Locked<[(ErrorClassification, String?, ValidationErrors?)]>([])
 
         func client(_ client: APIClient, errorFor response: TransportResponse, request: TransportRequest) async -> (any Error)? {
             guard response.statusCode == 200, let value = response.bodyValue.json?["error_code"] else { return nil }
@@ -23,13 +23,13 @@ import Testing
         }
 
         func client(_ client: APIClient, didFailWith error: CourierError, request: TransportRequest?) async {
-            failures.withLock { $0.append((error.classification, request?.url.path)) }
+            failures.withLock { $0.append((error.classification, request?.url.path, error.validationErrors)) }
         }
     }
 
-    final class Recorder: ErrorPresenter {
+    final class Recorder: Sendable {
         let shown = Locked<[String]>([])
-        func present(_ error: CourierError, logger: Logger) async { shown.withLock { $0.append(error.userMessage) } }
+        var presenter: ErrorPresenter { ErrorPresenter { [shown] error, _ in shown.withLock { $0.append(error.userMessage) } } }
     }
 
     @Test func aHookTurnsA200IntoAnError() async throws {
@@ -57,8 +57,8 @@ import Testing
             let seen = watcher.failures.withLock { $0 }
             #expect(seen.count == 3)
             #expect(seen[0].0 == .unauthorized && seen[0].1 == "/status/401")
-            let validation = try #require(seen.dropFirst().first?.0)
-            #expect(validation.name == "validationFailed" && validation.validationErrors?.fields["email"]?.count == 2)
+            let validation = try #require(seen.dropFirst().first)
+            #expect(validation.0.name == "validationFailed" && validation.2?.fields["email"]?.count == 2)
             #expect(seen[2].0 == .invalidRequest && seen[2].1 == nil)
         }
     }
@@ -66,7 +66,7 @@ import Testing
     @Test func presenterShowsFailuresUnlessSuppressedOrCancelled() async throws {
         try await withServer { server in
             let recorder = Recorder()
-            let client = server.client(URLSessionTransport()) { $0.errorPresenter = recorder }
+            let client = server.client(URLSessionTransport()) { $0.errorPresenter = recorder.presenter }
             _ = try? await client.send(Request<Data>(.get, "errors/400", query: ["message": "Card declined"]))
             var quiet = Request<Data>(.get, "status/500")
             quiet.suppressErrorAlert = true
@@ -84,7 +84,7 @@ import Testing
             let client = server.client(URLSessionTransport()) { $0.acceptableStatusCodes = 200..<600 }
             let untyped = try await client.send(Request<JSONValue>(.get, "errors/500"))
             #expect(untyped.value.stringValue?.hasPrefix("<!DOCTYPE html>") == true)
-            let body = try await client.send(Request<ResponseBodyValue>(.get, "errors/500")).value
+            let body = try await client.send(Request(.get, "errors/500", serializer: .untyped)).value
             #expect(body.text?.contains("Internal Server Error") == true)
             let strict = server.client(URLSessionTransport())
             let error = await #expect(throws: CourierError.self) { try await strict.send(Request<JSONValue>(.get, "errors/500")) }
@@ -96,14 +96,14 @@ import Testing
     @Test func xmlResponsesParseIntoATree() async throws {
         try await withServer { server in
             let client = server.client(URLSessionTransport())
-            let root = try await client.send(Request<XMLNode>(.get, "sample", query: ["type": "xml"])).value
+            let root = try await client.send(Request(.get, "sample", query: ["type": "xml"], serializer: .xml)).value
             #expect(root.name == "user")
             #expect(root["user_name"]?.text == "fulana22k")
             #expect(root["favorite_pizza"]?["name"]?.text == "Catuperoni")
             #expect(root["ordered_pizzas"]?.all("item").map { $0["pizza_id"]?.text } == ["5", "10"])
-            let sniffed = try await client.send(Request<ResponseBodyValue>(.get, "sample", query: ["type": "xml"])).value
+            let sniffed = try await client.send(Request(.get, "sample", query: ["type": "xml"], serializer: .untyped)).value
             #expect(sniffed.xml == root)
-            let json = try await client.send(Request<ResponseBodyValue>(.get, "sample")).value
+            let json = try await client.send(Request(.get, "sample", serializer: .untyped)).value
             #expect(json.json?["user_name"]?.stringValue == "fulana22k")
         }
     }

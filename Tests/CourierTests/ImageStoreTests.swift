@@ -41,7 +41,7 @@ import Testing
                 let list = try await client.send(Request<ImageList>(.get, "images")).value
                 #expect(list.images == [image])
                 #expect(try await client.send(Request<ImageInfo>(.get, "images/\(image.uid)")).value == image)
-                let xml = try await client.send(Request<XMLNode>(.get, "images/\(image.uid)", query: ["type": "xml"])).value
+                let xml = try await client.send(Request(.get, "images/\(image.uid)", query: ["type": "xml"], serializer: .xml)).value
                 #expect(xml.name == "image" && xml["title"]?.text == "Sunset")
                 #expect(try await client.send(Request<Data>(.get, "images/\(image.uid)/data")).value == Self.png())
 

@@ -11,7 +11,7 @@ import Testing
 /// redirect loop serves every transport, shared or not, GET or POST; waits end on cancellation.
 @Suite struct PipelineTests {
     /// Records what the delegate's failure hook and the presenter were given.
-    final class Reports: APIClientDelegate, ErrorPresenter {
+    final class Reports: APIClientDelegate {
         let failures = Locked<[ErrorClassification]>([])
         let shown = Locked<[String]>([])
 
@@ -19,9 +19,7 @@ import Testing
             failures.withLock { $0.append(error.classification) }
         }
 
-        func present(_ error: CourierError, logger: Logger) async {
-            shown.withLock { $0.append(error.userMessage) }
-        }
+        var presenter: ErrorPresenter { ErrorPresenter { [shown] error, _ in shown.withLock { $0.append(error.userMessage) } } }
     }
 
     func document(_ option: CacheOption) -> Request<String> {
@@ -36,7 +34,7 @@ import Testing
         let client = server.client(transport) {
             $0.cache = cache
             $0.delegate = reports
-            $0.errorPresenter = reports
+            $0.errorPresenter = reports.presenter
         }
         try await client.putDocument("a", "kept")
         _ = try await client.send(document(.cacheOnly))
@@ -139,7 +137,7 @@ import Testing
             let release = AsyncEvent()
             let client = server.client(URLSessionTransport()) {
                 $0.authenticationHeaders = ["access-token"]
-                $0.credentialStore = InMemoryCredentialStore()
+                $0.credentialStore = CredentialStore.inMemory()
                 $0.authenticator = Gated(started: started, release: release)
             }
             let waiting = Task { try await client.send(Request<Data>(.get, "status/401")) }

@@ -215,7 +215,7 @@ import Testing
         try await withServer { server in
             let client = server.client(URLSessionTransport()) {
                 $0.authenticationHeaders = AuthenticationTests.names
-                $0.credentialStore = InMemoryCredentialStore()
+                $0.credentialStore = CredentialStore.inMemory()
                 $0.resumableDownloadsDirectory = directory.url
                 $0.errorPresenter = nil
             }

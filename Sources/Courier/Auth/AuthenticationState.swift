@@ -24,13 +24,13 @@ final class AuthenticationState: Sendable {
     let expiryName: String?
     /// The headers whose values identify the user (see ``ClientConfiguration/cacheScopeHeaders``).
     let scopeNames: [String]
-    private let store: any CredentialStore
+    private let store: CredentialStore
     private let state: Locked<State>
     private let logger: Logger
 
     init(
         origin: String, names: [String], expiryName: String?, scopeNames: [String]? = nil,
-        store: any CredentialStore, logger: Logger
+        store: CredentialStore, logger: Logger
     ) {
         self.origin = origin
         self.names = names

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A Keychain call failed (`KeychainCredentialStore`, on Apple platforms), or the item it read
+/// A Keychain call failed (`CredentialStore.keychain(service:account:)`, on Apple platforms), or the item it read
 /// was not credentials Courier wrote. Its description says what happened in words an app can act
 /// on. Platform-neutral, so that the words are tested on every platform.
 struct KeychainError: Error, Sendable, CustomStringConvertible {

@@ -68,7 +68,7 @@ public final class APIClient: Sendable {
             authentication = AuthenticationState(
                 origin: origin, names: configuration.authenticationHeaders, expiryName: configuration.expiryHeader,
                 scopeNames: configuration.cacheScopeHeaders,
-                store: configuration.credentialStore ?? CredentialStores.standard(for: origin), logger: configuration.logger)
+                store: configuration.credentialStore ?? CredentialStore.standard(for: origin), logger: configuration.logger)
         }
     }
 

@@ -90,7 +90,7 @@ public struct ClientConfiguration: Sendable {
     public var expiryHeader: String? = "expiry"
     /// Where captured credentials persist; `nil` uses the standard store for the base URL's origin
     /// (the Keychain on Apple platforms, a 0600 file under `$XDG_STATE_HOME` on Linux).
-    public var credentialStore: (any CredentialStore)?
+    public var credentialStore: CredentialStore?
     /// Renews credentials after a 401, once for all waiting requests; `nil` lets 401s fail.
     public var authenticator: (any Authenticator)?
     /// How errors get their classification and user message.
@@ -113,7 +113,7 @@ public struct ClientConfiguration: Sendable {
     /// log line through ``logger`` elsewhere. `nil` presents nothing. Cancellations and requests with
     /// ``RequestSettings/suppressErrorAlert`` are never presented, nor a request a fallback answered (offline
     /// mode): a failure is presented once, when the caller gets it.
-    public var errorPresenter: (any ErrorPresenter)? = ClientConfiguration.defaultErrorPresenter
+    public var errorPresenter: ErrorPresenter? = ClientConfiguration.defaultErrorPresenter
     /// How redirects are followed.
     public var redirects = RedirectPolicy()
     /// Where Courier logs a line per request and response at debug level.
@@ -144,12 +144,12 @@ public struct ClientConfiguration: Sendable {
         self.authenticationHeaders = authenticationHeaders
     }
 
-    /// `AlertErrorPresenter` where UIKit exists, else ``LoggingErrorPresenter`` at debug level.
-    static var defaultErrorPresenter: any ErrorPresenter {
+    /// An alert where UIKit exists, else a log line at debug level.
+    static var defaultErrorPresenter: ErrorPresenter {
         #if canImport(UIKit) && !os(watchOS)
-        AlertErrorPresenter()
+        .alert()
         #else
-        LoggingErrorPresenter()
+        .logging()
         #endif
     }
 

@@ -9,7 +9,8 @@ import Foundation
 /// ```
 ///
 /// `Value` decides how the body is read: a `Decodable` type is decoded with the client's
-/// ``DataDecoder``; `Data` gives the raw bytes; ``JSONValue`` gives untyped JSON.
+/// ``DataDecoder``; `Data` gives the raw bytes; ``JSONValue`` gives untyped JSON. Any other
+/// reading is a serializer: `Request(.get, "feed", serializer: .xml)`.
 ///
 /// Every property of ``RequestSettings`` is a property of a request (`request.timeout = 5`).
 @dynamicMemberLookup
@@ -67,25 +68,5 @@ extension Request where Value == JSONValue {
         headers: HTTPHeaders = [:], cache: CacheOption? = nil
     ) {
         self.init(method, path, query: query, body: body, headers: headers, cache: cache, serializer: .json)
-    }
-}
-
-extension Request where Value == ResponseBodyValue {
-    /// Creates a request whose response is read as JSON, XML or text by its `Content-Type`.
-    public init(
-        _ method: HTTPMethod = .get, _ path: String, query: Parameters = [:], body: RequestBody = .none,
-        headers: HTTPHeaders = [:], cache: CacheOption? = nil
-    ) {
-        self.init(method, path, query: query, body: body, headers: headers, cache: cache, serializer: .untyped)
-    }
-}
-
-extension Request where Value == XMLNode {
-    /// Creates a request whose response is parsed as an XML tree.
-    public init(
-        _ method: HTTPMethod = .get, _ path: String, query: Parameters = [:], body: RequestBody = .none,
-        headers: HTTPHeaders = [:], cache: CacheOption? = nil
-    ) {
-        self.init(method, path, query: query, body: body, headers: headers, cache: cache, serializer: .xml)
     }
 }

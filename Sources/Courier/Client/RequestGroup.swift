@@ -1,6 +1,6 @@
 import Foundation
 
-/// Settings shared by a group of requests: the value-type answer to the seeds' `APIRequest`
+/// Settings shared by a group of requests, given once to ``init(baseURL:apiPath:headers:bodyParameters:queryParameters:encoder:cacheOption:)``: the value-type answer to the seeds' `APIRequest`
 /// subclasses (`AuthenticationAPI`, `UserAPI`) that override the base URL or add a parameter to
 /// every request.
 ///
@@ -20,19 +20,19 @@ import Foundation
 /// take them and fails with ``CourierError/Kind/encodingFailed`` rather than silently dropping them.
 public struct RequestGroup: Sendable {
     /// The base URL for every request of the group.
-    public var baseURL: URL?
+    let baseURL: URL?
     /// The API path for every request of the group (`""` for none).
-    public var apiPath: String?
+    let apiPath: String?
     /// Headers added to every request.
-    public var headers: HTTPHeaders
+    let headers: HTTPHeaders
     /// Body parameters added to every request.
-    public var bodyParameters: Parameters
+    let bodyParameters: Parameters
     /// Query parameters added to every request.
-    public var queryParameters: Parameters
+    let queryParameters: Parameters
     /// The parameter encoder for the group's requests.
-    public var encoder: (any ParameterEncoding)?
+    let encoder: (any ParameterEncoding)?
     /// The cache option for the group's requests that set none.
-    public var cacheOption: CacheOption?
+    let cacheOption: CacheOption?
 
     /// Creates a group.
     public init(

@@ -57,5 +57,5 @@ public typealias Parameters = [String: Parameter]
 
 extension Dictionary where Key == String, Value == Parameter {
     /// Whether any value is binary at any depth (the body then goes out as multipart).
-    public var containsBinary: Bool { values.contains { $0.containsBinary } }
+    package var containsBinary: Bool { values.contains { $0.containsBinary } }
 }

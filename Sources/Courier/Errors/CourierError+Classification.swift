@@ -1,6 +1,6 @@
 extension CourierError {
     /// The classification from ``kind``, the status code and the body alone.
-    public var defaultClassification: ErrorClassification {
+    package var defaultClassification: ErrorClassification {
         if let status = kind.status {
             switch status {
             case 401: return .unauthorized

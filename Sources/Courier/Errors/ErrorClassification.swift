@@ -25,11 +25,11 @@ public struct ErrorClassification: Sendable, Hashable, CustomStringConvertible {
     /// to ``custom(_:)``.
     public let name: String
     /// The status, for ``clientError(_:)`` and ``serverError(_:)``.
-    public let status: Int?
+    let status: Int?
     /// The field errors, for ``validationFailed(_:)``, when the body had a known shape.
-    public let validationErrors: ValidationErrors?
+    let validationErrors: ValidationErrors?
     /// Where decoding stopped, for ``decodingFailed(keyPath:)``.
-    public let keyPath: String?
+    let keyPath: String?
     /// Whether the class is one ``custom(_:)`` made.
     let isCustom: Bool
 

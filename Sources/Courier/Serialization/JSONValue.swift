@@ -54,8 +54,6 @@ public enum JSONValue: Sendable, Hashable {
     public var arrayValue: [JSONValue]? { if case .array(let value) = self { value } else { nil } }
     /// The members, if this is an object.
     public var objectValue: [String: JSONValue]? { if case .object(let value) = self { value } else { nil } }
-    /// Whether this is `null`.
-    public var isNull: Bool { self == .null }
 }
 
 extension JSONValue: Codable {

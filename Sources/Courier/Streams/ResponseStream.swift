@@ -29,7 +29,7 @@ public struct ResponseStream: AsyncSequence, Sendable {
     /// The request's identifier.
     public let requestID: RequestID
     /// The decoder of the client (or of the request), which ``values(of:)`` uses.
-    public let decoder: any DataDecoder
+    let decoder: any DataDecoder
     let handle: Handle
 
     /// The body, the record that ends when the reader is done with it, and the duty to stop it

@@ -48,7 +48,7 @@ public struct StreamedBody: Sendable, Hashable {
     }
 
     /// Writes the body to a file, a chunk at a time.
-    public func write(to url: URL) throws {
+    func write(to url: URL) throws {
         guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
         }

@@ -39,11 +39,11 @@ public struct TransferObserver: Sendable {
     public var download: ProgressHandler?
 
     /// Creates an observer.
-    public init(upload: ProgressHandler? = nil, download: ProgressHandler? = nil) {
+    package init(upload: ProgressHandler? = nil, download: ProgressHandler? = nil) {
         self.upload = upload
         self.download = download
     }
 
     /// An observer that reports nothing.
-    public static let none = TransferObserver()
+    package static let none = TransferObserver()
 }

@@ -77,7 +77,7 @@ public struct TransportRequest: Sendable {
 
 extension TransportRequest {
     /// The body's length, in memory or streamed.
-    public var bodyLength: Int64 { bodyStream?.length ?? Int64(body?.count ?? 0) }
+    package var bodyLength: Int64 { bodyStream?.length ?? Int64(body?.count ?? 0) }
 }
 
 extension TransportRequest {

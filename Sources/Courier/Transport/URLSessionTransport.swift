@@ -27,16 +27,13 @@ public final class URLSessionTransport: HTTPTransport {
     public let session: URLSession
     let delegate: URLSessionTransportDelegate
 
-    /// Creates a transport with its own session built from `configuration` (with caching removed).
+    /// Creates a transport with its own session built from `configuration`, whose TLS connections
+    /// follow `trust`.
     /// - Parameters:
     ///   - configuration: the session's settings; its `urlCache` is removed, as Courier caches itself.
+    ///   - trust: the roots, pins, client identity and minimum TLS version; the system's by default.
     ///   - challengeHandler: answers authentication challenges; `nil` for the default
     ///     described at ``ChallengeHandler``.
-    public convenience init(configuration: URLSessionConfiguration = .default, challengeHandler: ChallengeHandler? = nil) {
-        self.init(configuration: configuration, trust: .system, challengeHandler: challengeHandler)
-    }
-
-    /// Creates a transport whose TLS connections follow `trust`.
     ///
     /// On Apple platforms the policy answers URLSession's server-trust challenges (its roots, then
     /// its pins, on the verified chain) and client-certificate challenges (a PKCS#12 identity), and
@@ -48,7 +45,7 @@ public final class URLSessionTransport: HTTPTransport {
     /// no TLS challenge, so only ``TrustPolicy/system`` can be applied: any other policy fails every
     /// request with ``CourierError/Kind/invalidRequest`` before anything is sent (use
     /// `AsyncHTTPClientTransport` there). A policy is never applied in part.
-    public init(configuration: URLSessionConfiguration = .default, trust: TrustPolicy, challengeHandler: ChallengeHandler? = nil) {
+    public init(configuration: URLSessionConfiguration = .default, trust: TrustPolicy = .system, challengeHandler: ChallengeHandler? = nil) {
         let configuration = configuration.copy() as? URLSessionConfiguration ?? .default
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData

@@ -11,11 +11,11 @@ extension TrustPolicy {
     public struct PublicKeyPins: Sendable, Hashable {
         /// The host, lowercased: a name (`api.example.com`) or a wildcard of one label
         /// (`*.example.com`).
-        public let host: String
+        package let host: String
         /// The pins, base64 SHA-256 digests.
-        public let sha256: [String]
+        package let sha256: [String]
         /// Which certificates of the chain may match.
-        public let scope: Scope
+        package let scope: Scope
         /// The pins' bytes.
         package let digests: Set<Data>
 

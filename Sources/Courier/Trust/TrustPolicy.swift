@@ -73,9 +73,9 @@ extension TrustPolicy {
     /// The certificates a server's chain may end in.
     public struct Roots: Sendable, Hashable, CustomStringConvertible {
         /// Whether the system's roots are trusted.
-        public let includesSystemRoots: Bool
+        package let includesSystemRoots: Bool
         /// Roots trusted besides (or instead of) the system's.
-        public let certificates: [Certificate]
+        package let certificates: [Certificate]
 
         /// The system's roots.
         public static let system = Roots(includesSystemRoots: true, certificates: [])

@@ -17,7 +17,7 @@ import Testing
 
     static func configure(_ configuration: inout ClientConfiguration) {
         configuration.authenticationHeaders = names
-        configuration.credentialStore = InMemoryCredentialStore()
+        configuration.credentialStore = CredentialStore.inMemory()
     }
 
     static func redaction() -> CassetteRedaction {

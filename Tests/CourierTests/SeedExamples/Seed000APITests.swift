@@ -44,7 +44,7 @@ extension SeedExamples {
             try await withServer { api in
                 try await withServer { other in
                     let presenter = ErrorHookTests.Recorder()
-                    let client = api.client(URLSessionTransport()) { $0.errorPresenter = presenter }
+                    let client = api.client(URLSessionTransport()) { $0.errorPresenter = presenter.presenter }
                     let uploaded = Locked<[Int64]>([])
                     let downloaded = Locked<[Int64]>([])
                     var request = Request<EchoReply>(.post, "echo/upload", body: ["photo": .data(SeedFixtures.png)], headers: ["X-Extra": "1"])
@@ -162,7 +162,7 @@ extension SeedExamples {
         @Test func handleErrorWithResponseObject() async throws {
             try await withServer { server in
                 let presenter = ErrorHookTests.Recorder()
-                let client = server.client(URLSessionTransport()) { $0.errorPresenter = presenter }
+                let client = server.client(URLSessionTransport()) { $0.errorPresenter = presenter.presenter }
                 let error = await #expect(throws: CourierError.self) {
                     try await client.send(Request<JSONValue>(.get, "errors/400", query: ["key": "error_message", "message": "Senha incorreta"]))
                 }
@@ -192,7 +192,7 @@ extension SeedExamples {
             let directory = TemporaryDirectory()
             defer { directory.remove() }
             try await withServer { server in
-                let store = FileCredentialStore(origin: server.baseURL.origin, directory: directory.url)
+                let store = CredentialStore.file(origin: server.baseURL.origin, directory: directory.url)
                 let client = server.client(URLSessionTransport()) {
                     $0.authenticationHeaders = ["access-token", "client", "uid"]
                     $0.credentialStore = store

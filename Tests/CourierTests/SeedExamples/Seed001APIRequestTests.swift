@@ -38,7 +38,7 @@ extension SeedExamples {
         @Test func constantsAreAClientConfiguration() async throws {
             try await withServer { server in
                 var configuration = ClientConfiguration(baseURL: server.baseURL, apiPath: "echo/v1/", authenticationHeaders: ["access-token", "client", "uid"])
-                configuration.credentialStore = InMemoryCredentialStore()
+                configuration.credentialStore = CredentialStore.inMemory()
                 let client = APIClient(configuration: configuration)
                 let echo = try await client.send(Request<EchoReply>(.get, "artists")).value
                 #expect(echo.path == "/echo/v1/artists")
@@ -53,7 +53,7 @@ extension SeedExamples {
                     let client = server.client(URLSessionTransport()) {
                         $0.cache = cache
                         $0.authenticationHeaders = ["access-token", "client", "uid"]
-                        $0.credentialStore = InMemoryCredentialStore()
+                        $0.credentialStore = CredentialStore.inMemory()
                     }
                     let calls = CallbackRecorder<(User?, CourierError?, Bool)>()
                     AuthenticationAPI.loginWith(username: "demo@example.com", password: "password", client: client) { user, error, cache in

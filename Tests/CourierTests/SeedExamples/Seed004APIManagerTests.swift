@@ -34,8 +34,8 @@ extension SeedExamples {
             try await withServer { server in
                 let client = server.client(URLSessionTransport()) { $0.parameterEncoder = JSONParameterEncoder() }
                 _ = try await Self.upload("Dusk", with: client)
-                let json = try await client.send(Request<ResponseBodyValue>(.get, "images", query: ["type": "json"])).value
-                let xml = try await client.send(Request<ResponseBodyValue>(.get, "images", query: ["type": "xml"])).value
+                let json = try await client.send(Request(.get, "images", query: ["type": "json"], serializer: .untyped)).value
+                let xml = try await client.send(Request(.get, "images", query: ["type": "xml"], serializer: .untyped)).value
                 #expect(json.json?["images"]?[0]?["title"]?.stringValue == "Dusk")
                 #expect(xml.xml?["images"]?["item"]?["title"]?.text == "Dusk")
             }
@@ -178,7 +178,7 @@ extension SeedExamples {
                     let error = await #expect(throws: CourierError.self) { try await client.send(request) }
                     #expect(error?.kind == .decodingFailed)
                 }
-                let tree = await #expect(throws: CourierError.self) { try await client.send(Request<XMLNode>(.get, "documents/broken")) }
+                let tree = await #expect(throws: CourierError.self) { try await client.send(Request(.get, "documents/broken", serializer: .xml)) }
                 #expect(tree?.kind == .decodingFailed)
             }
         }

@@ -136,7 +136,7 @@ import Testing
         try await withServer { server in
             var configuration = ClientConfiguration(baseURL: server.baseURL, authenticationHeaders: ["access-token", "client", "uid"])
             configuration.cache = nil
-            configuration.credentialStore = InMemoryCredentialStore()
+            configuration.credentialStore = CredentialStore.inMemory()
             let client = APIClient(configuration: configuration, transport: URLSessionTransport())
             _ = try await client.send(Request<Data>(.post, "auth/sign_in", body: ["email": "demo@example.com", "password": "password"]))
             let store = try CourierStore.inMemory()

@@ -72,7 +72,7 @@ import Testing
         try await withServer { server in
             let client = server.client(URLSessionTransport()) {
                 $0.authenticationHeaders = AuthenticationTests.names
-                $0.credentialStore = InMemoryCredentialStore()
+                $0.credentialStore = CredentialStore.inMemory()
             }
             let signedOut = try CourierStore.forUser(of: client, in: directory.url)
             #expect(signedOut.path?.lastPathComponent == "public.sqlite")

@@ -2,26 +2,26 @@
 import Foundation
 import Security
 
-/// Keeps credentials in the Keychain as a generic password, readable after first unlock on this
-/// device only.
-public struct KeychainCredentialStore: CredentialStore {
-    /// The item's service.
-    public let service: String
-    /// The item's account.
-    public let account: String
-
-    /// A store for the item `service`/`account`.
-    public init(service: String, account: String) {
-        self.service = service
-        self.account = account
+extension CredentialStore {
+    /// Credentials in the Keychain as the generic password `service`/`account`, readable after
+    /// first unlock on this device only (Apple platforms).
+    public static func keychain(service: String, account: String) -> CredentialStore {
+        let item = KeychainItem(service: service, account: account)
+        return CredentialStore(load: item.load, save: item.save, clear: item.clear)
     }
+}
+
+/// One Keychain item holding credentials.
+struct KeychainItem: Sendable {
+    let service: String
+    let account: String
 
     private var query: [String: Any] {
         [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service, kSecAttrAccount as String: account]
     }
 
     /// Reads the item; `nil` when there is none.
-    public func load() throws -> Credentials? {
+    func load() throws -> Credentials? {
         var query = self.query
         query[kSecReturnData as String] = true
         query[kSecMatchLimit as String] = kSecMatchLimitOne
@@ -33,7 +33,7 @@ public struct KeychainCredentialStore: CredentialStore {
     }
 
     /// Adds or replaces the item.
-    public func save(_ credentials: Credentials) throws {
+    func save(_ credentials: Credentials) throws {
         let data = try JSONEncoder().encode(credentials)
         let update = [kSecValueData as String: data]
         var status = SecItemUpdate(query as CFDictionary, update as CFDictionary)
@@ -47,7 +47,7 @@ public struct KeychainCredentialStore: CredentialStore {
     }
 
     /// Deletes the item.
-    public func clear() throws {
+    func clear() throws {
         let status = SecItemDelete(query as CFDictionary)
         guard status == errSecSuccess || status == errSecItemNotFound else { throw KeychainError(status: status) }
     }
