@@ -14,7 +14,8 @@ extension AsyncHTTPClientTransport: NetworkTransport {
     ///
     /// ``Courier/TransportRequest/timeout`` is an idle timeout, as on ``Courier/URLSessionTransport``:
     /// the exchange fails with ``Courier/CourierError/Kind/timedOut`` when that long passes with
-    /// nothing sent or received (waiting for a reader that is behind does not count).
+    /// nothing sent or received (waiting for a reader that is behind does not count), noticed
+    /// within ``IdleSweep/interval`` by the sweep of the task's event loop.
     ///
     /// An idempotent request without a body whose connection closes before any of its answer
     /// came (a kept-alive connection the server dropped as it was reused) is sent once more, on a
@@ -44,7 +45,7 @@ extension AsyncHTTPClientTransport: NetworkTransport {
             ? { @Sendable in self.start(request, observer: observer, control: control, mayResend: false, completion: completion) } : nil
         let delegate = ResponseDelegate(transport: self, request: request, observer: observer, resend: resend, completion: completion)
         let task = (pinned.client(for: request.url) ?? client).execute(request: wire, delegate: delegate, eventLoop: .indifferent, deadline: nil)
-        delegate.started(task)
+        delegate.started(task, sweep: idleSweeps[ObjectIdentifier(task.eventLoop)] ?? fallbackSweep)
         task.futureResult.whenComplete { delegate.ended($0) }
         control.attach { task.cancel() }
     }

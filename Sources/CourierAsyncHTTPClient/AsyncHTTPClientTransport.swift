@@ -74,6 +74,10 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     let tlsConfiguration: TLSConfiguration
     /// The clients for hosts with public-key pins.
     let pinned: PinnedConnections
+    /// The idle-timeout sweeps, one per event loop of the client's group.
+    let idleSweeps: [ObjectIdentifier: IdleSweep]
+    /// The sweep for a task on a loop outside that group.
+    let fallbackSweep: IdleSweep
 
     /// Creates a transport with its own `HTTPClient`.
     public init(configuration: Configuration = Configuration()) {
@@ -105,6 +109,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         pinned = problem == nil ? PinnedConnections(configuration.trust, configuration: clientConfiguration) : PinnedConnections()
         ownsClient = true
+        (idleSweeps, fallbackSweep) = Self.idleSweeps(for: client)
         uploadChunkSize = configuration.uploadChunkSize
         decodesCompressedBodies = configuration.decodesCompressedBodies
     }
@@ -117,11 +122,17 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     public init(client: HTTPClient, uploadChunkSize: Int = 64 * 1024, decodesCompressedBodies: Bool = false) {
         self.client = client
         ownsClient = false
+        (idleSweeps, fallbackSweep) = Self.idleSweeps(for: client)
         self.uploadChunkSize = uploadChunkSize
         self.decodesCompressedBodies = decodesCompressedBodies
         configurationProblem = nil
         pinned = PinnedConnections()
         tlsConfiguration = .makeClientConfiguration()  // the wrapped client's own is not readable: only the wording of a refusal uses it
+    }
+
+    private static func idleSweeps(for client: HTTPClient) -> ([ObjectIdentifier: IdleSweep], IdleSweep) {
+        let sweeps = IdleSweep.sweeps(for: client.eventLoopGroup)
+        return (sweeps, sweeps.values.first ?? IdleSweep(loop: client.eventLoopGroup.any()))
     }
 
     deinit {

@@ -11,8 +11,8 @@ import NIOHTTP1
 /// body, handed on to a ``Courier/LiveBody`` as it arrives: the exchange then completes at the
 /// head, and a reader that is behind pauses the reading (the body part's future waits for it).
 ///
-/// It also keeps the request's idle timeout: one timer on the request's event loop, which looks at
-/// when something was last sent or received and fails the task once that is `timeout` ago.
+/// It also keeps the request's idle timeout: the ``IdleSweep`` of the task's event loop watches it,
+/// and fails the task once nothing was sent or received for `timeout`.
 ///
 /// async-http-client calls it on the request's event loop, one callback at a time; the lock only
 /// makes that visible to the compiler (the timer and the completion come from elsewhere).
@@ -28,7 +28,11 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
         var lastActivity = NIODeadline.now()
         /// Whether the reading waits for a reader that is behind (not idleness).
         var waitingForReader = false
-        var timer: Scheduled<Void>?
+        /// The task, once started; the sweep that watches it.
+        var task: HTTPClient.Task<TransportResponse>?
+        var sweep: IdleSweep?
+        /// Whether the sweep failed the task already.
+        var timedOut = false
         var ended = false
     }
 
@@ -55,28 +59,36 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
 
     // MARK: The exchange
 
-    /// The task runs: arms the idle timer on its event loop.
-    func started(_ task: HTTPClient.Task<TransportResponse>) {
-        let timer = task.eventLoop.scheduleTask(in: idleTimeout) { [self] in checkIdle(task) }
-        let endedFirst = state.withLock { state in
-            guard !state.ended else { return true }
-            state.timer = timer
-            return false
+    /// The task runs: its event loop's sweep watches it. An exchange that ended first is not
+    /// watched; one that ends between the two is forgotten at the sweep's next look.
+    func started(_ task: HTTPClient.Task<TransportResponse>, sweep: IdleSweep) {
+        let watch = state.withLock { state in
+            guard !state.ended else { return false }
+            state.task = task
+            state.sweep = sweep
+            return true
         }
-        if endedFirst { timer.cancel() }
+        if watch { sweep.watch(self) }
     }
 
-    /// Fails the task when nothing moved for the whole timeout, else looks again when it could.
-    private func checkIdle(_ task: HTTPClient.Task<TransportResponse>) {
-        let now = NIODeadline.now()
-        let expired = state.withLock { state -> Bool in
-            guard !state.ended else { return false }
-            if !state.waitingForReader, now - state.lastActivity >= idleTimeout { return true }
-            let next = state.waitingForReader ? now + idleTimeout : state.lastActivity + idleTimeout
-            state.timer = task.eventLoop.scheduleTask(deadline: next) { [self] in checkIdle(task) }
-            return false
+    /// What the sweep does with this exchange: fail its task when nothing moved for the whole
+    /// timeout (once), forget it once ended, else nothing. Waiting for a reader that is behind is
+    /// not idleness.
+    enum IdleCheck {
+        case active
+        case ended
+        case expired(HTTPClient.Task<TransportResponse>)
+    }
+
+    func idleCheck(at now: NIODeadline) -> IdleCheck {
+        state.withLock { state in
+            if state.ended { return .ended }
+            guard let task = state.task, !state.timedOut, !state.waitingForReader, now - state.lastActivity >= idleTimeout else {
+                return .active
+            }
+            state.timedOut = true
+            return .expired(task)
         }
-        if expired { task.fail(reason: IdleTimeout()) }
     }
 
     private func touch() {
@@ -86,15 +98,16 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
 
     /// The task's outcome: completes the exchange if its head did not, else ends the live body.
     func ended(_ result: Result<TransportResponse, any Error>) {
-        let (completion, live, timer, headReceived, received, expected) = state.withLock { state in
+        let (completion, live, sweep, headReceived, received, expected) = state.withLock { state in
             state.ended = true
             defer {
                 state.completion = nil
-                state.timer = nil
+                state.sweep = nil
+                state.task = nil
             }
-            return (state.completion, state.live, state.timer, state.response != nil, state.body?.received ?? 0, state.body?.expected)
+            return (state.completion, state.live, state.sweep, state.response != nil, state.body?.received ?? 0, state.body?.expected)
         }
-        timer?.cancel()
+        sweep?.unwatch(self)
         if !headReceived, let resend, completion != nil, case .failure(let error) = result,
            AsyncHTTPClientTransport.closedBeforeAnswering(error) {
             resend()
