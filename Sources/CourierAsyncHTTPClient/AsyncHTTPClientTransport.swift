@@ -109,7 +109,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         pinned = problem == nil ? PinnedConnections(configuration.trust, configuration: clientConfiguration) : PinnedConnections()
         ownsClient = true
-        (idleSweeps, fallbackSweep) = Self.idleSweeps(for: client)
+        (idleSweeps, fallbackSweep) = IdleSweep.sweeps(for: client.eventLoopGroup)
         uploadChunkSize = configuration.uploadChunkSize
         decodesCompressedBodies = configuration.decodesCompressedBodies
     }
@@ -122,17 +122,12 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     public init(client: HTTPClient, uploadChunkSize: Int = 64 * 1024, decodesCompressedBodies: Bool = false) {
         self.client = client
         ownsClient = false
-        (idleSweeps, fallbackSweep) = Self.idleSweeps(for: client)
+        (idleSweeps, fallbackSweep) = IdleSweep.sweeps(for: client.eventLoopGroup)
         self.uploadChunkSize = uploadChunkSize
         self.decodesCompressedBodies = decodesCompressedBodies
         configurationProblem = nil
         pinned = PinnedConnections()
         tlsConfiguration = .makeClientConfiguration()  // the wrapped client's own is not readable: only the wording of a refusal uses it
-    }
-
-    private static func idleSweeps(for client: HTTPClient) -> ([ObjectIdentifier: IdleSweep], IdleSweep) {
-        let sweeps = IdleSweep.sweeps(for: client.eventLoopGroup)
-        return (sweeps, sweeps.values.first ?? IdleSweep(loop: client.eventLoopGroup.any()))
     }
 
     deinit {

@@ -29,15 +29,12 @@ final class IdleSweep: Sendable {
 
     init(loop: any EventLoop) { self.loop = loop }
 
-    /// One sweep for each event loop of `group`, by the loop's identity.
-    static func sweeps(for group: any EventLoopGroup) -> [ObjectIdentifier: IdleSweep] {
+    /// One sweep for each event loop of `group`, by the loop's identity, and the one for a task on
+    /// a loop outside the group (a group that cannot list its loops has that one only).
+    static func sweeps(for group: any EventLoopGroup) -> (byLoop: [ObjectIdentifier: IdleSweep], other: IdleSweep) {
         var sweeps: [ObjectIdentifier: IdleSweep] = [:]
         for loop in group.makeIterator() { sweeps[ObjectIdentifier(loop)] = IdleSweep(loop: loop) }
-        if sweeps.isEmpty {
-            let loop = group.any()
-            sweeps[ObjectIdentifier(loop)] = IdleSweep(loop: loop)
-        }
-        return sweeps
+        return (sweeps, sweeps.values.first ?? IdleSweep(loop: group.any()))
     }
 
     /// Watches `delegate` until it ends or ``unwatch(_:)``.

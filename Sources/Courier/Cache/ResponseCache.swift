@@ -58,9 +58,9 @@ public final class ResponseCache: Sendable {
     let logger: Logger
 
     /// The memory store's default byte cap (seed `inMemoryCacheDefaultMaxSize`): 1 MB.
-    package static let defaultMemoryCapacity = 1 << 20
+    @usableFromInline package static let defaultMemoryCapacity = 1 << 20
     /// The disk's default byte cap: 256 MB.
-    static let defaultDiskCapacity = 256 << 20
+    @usableFromInline package static let defaultDiskCapacity = 256 << 20
 
     /// A cache in the standard directory, shared by clients that do not name their own.
     public static let shared = ResponseCache()
@@ -73,8 +73,8 @@ public final class ResponseCache: Sendable {
     ///   - diskCapacity: the files' byte cap (256 MB by default).
     ///   - logger: where the cache reports files it could not read or write.
     public init(
-        directory: URL? = nil, memoryCapacity: Int = 1 << 20,
-        diskCapacity: Int = 256 << 20, logger: Logger = Logger(label: "Courier.cache")
+        directory: URL? = nil, memoryCapacity: Int = ResponseCache.defaultMemoryCapacity,
+        diskCapacity: Int = ResponseCache.defaultDiskCapacity, logger: Logger = Logger(label: "Courier.cache")
     ) {
         let directory = directory ?? Self.standardDirectory
         self.directory = directory
@@ -93,7 +93,7 @@ public final class ResponseCache: Sendable {
     ///   - memoryCapacity: the byte cap of a memory layer in front of the store, kept coherent
     ///     through the store's ``CacheStore/changes()``; a store without that feed gets none.
     ///   - logger: where the cache reports a store that failed.
-    public init(store: some CacheStore, memoryCapacity: Int = 1 << 20, logger: Logger = Logger(label: "Courier.cache")) {
+    public init(store: some CacheStore, memoryCapacity: Int = ResponseCache.defaultMemoryCapacity, logger: Logger = Logger(label: "Courier.cache")) {
         directory = Self.standardDirectory
         disk = DiskCacheStore(directory: directory)
         self.logger = logger

@@ -39,11 +39,11 @@ public struct TransferObserver: Sendable {
     public var download: ProgressHandler?
 
     /// Creates an observer.
-    package init(upload: ProgressHandler? = nil, download: ProgressHandler? = nil) {
+    public init(upload: ProgressHandler? = nil, download: ProgressHandler? = nil) {
         self.upload = upload
         self.download = download
     }
 
     /// An observer that reports nothing.
-    package static let none = TransferObserver()
+    public static let none = TransferObserver()
 }
