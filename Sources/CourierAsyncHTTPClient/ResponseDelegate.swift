@@ -15,7 +15,7 @@ import NIOHTTP1
 /// and fails the task once nothing was sent or received for `timeout`.
 ///
 /// async-http-client calls it on the request's event loop, one callback at a time; the lock only
-/// makes that visible to the compiler (the timer and the completion come from elsewhere).
+/// makes that visible to the compiler (the idle sweep and the completion come from elsewhere).
 final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
     typealias Response = TransportResponse
 
