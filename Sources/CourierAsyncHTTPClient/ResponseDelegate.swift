@@ -20,7 +20,9 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
     typealias Response = TransportResponse
 
     private struct State {
+        /// The head, until the body is complete (``didFinishRequest(task:)`` takes it).
         var response: TransportResponse?
+        var headReceived = false
         var body: ResponseBodyAccumulator?
         var live: LiveBody?
         var completion: (@Sendable (Result<TransportResponse, any Error>) -> Void)?
@@ -105,7 +107,7 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
                 state.sweep = nil
                 state.task = nil
             }
-            return (state.completion, state.live, state.sweep, state.response != nil, state.body?.received ?? 0, state.body?.expected)
+            return (state.completion, state.live, state.sweep, state.headReceived, state.body?.received ?? 0, state.body?.expected)
         }
         sweep?.unwatch(self)
         if !headReceived, let resend, completion != nil, case .failure(let error) = result,
@@ -154,6 +156,7 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
             let now = NIODeadline.now()
             let completion = state.withLock { state -> (@Sendable (Result<TransportResponse, any Error>) -> Void)? in
                 state.response = response
+                state.headReceived = true
                 state.body = body
                 state.live = live
                 state.lastActivity = now
@@ -211,8 +214,9 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
     }
 
     func didFinishRequest(task: HTTPClient.Task<TransportResponse>) throws -> TransportResponse {
+        // The response is taken out of the state, so that setting its body does not copy it.
         let (response, live) = state.withLock { state -> (TransportResponse?, LiveBody?) in
-            guard var response = state.response else { return (nil, nil) }
+            guard var response = state.response.take() else { return (nil, nil) }
             response.body = state.body?.takeBody() ?? Data()
             return (response, state.live)
         }
