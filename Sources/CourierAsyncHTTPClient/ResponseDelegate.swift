@@ -22,7 +22,7 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
     private struct State {
         /// The head, until the body is complete (``didFinishRequest(task:)`` takes it).
         var response: TransportResponse?
-        var headReceived = false
+        /// The body, from the head on: set once the head arrived.
         var body: ResponseBodyAccumulator?
         var live: LiveBody?
         var completion: (@Sendable (Result<TransportResponse, any Error>) -> Void)?
@@ -107,7 +107,7 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
                 state.sweep = nil
                 state.task = nil
             }
-            return (state.completion, state.live, state.sweep, state.headReceived, state.body?.received ?? 0, state.body?.expected)
+            return (state.completion, state.live, state.sweep, state.body != nil, state.body?.received ?? 0, state.body?.expected)
         }
         sweep?.unwatch(self)
         if !headReceived, let resend, completion != nil, case .failure(let error) = result,
@@ -156,7 +156,6 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
             let now = NIODeadline.now()
             let completion = state.withLock { state -> (@Sendable (Result<TransportResponse, any Error>) -> Void)? in
                 state.response = response
-                state.headReceived = true
                 state.body = body
                 state.live = live
                 state.lastActivity = now
