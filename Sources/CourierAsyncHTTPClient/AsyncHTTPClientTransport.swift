@@ -78,6 +78,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     let idleSweeps: [ObjectIdentifier: IdleSweep]
     /// The sweep for a task on a loop outside that group.
     let fallbackSweep: IdleSweep
+    /// The proxy requests go through, which WebSockets cannot use yet.
+    let proxy: Proxy?
 
     /// Creates a transport with its own `HTTPClient`.
     public init(configuration: Configuration = Configuration()) {
@@ -112,6 +114,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         (idleSweeps, fallbackSweep) = IdleSweep.sweeps(for: client.eventLoopGroup)
         uploadChunkSize = configuration.uploadChunkSize
         decodesCompressedBodies = configuration.decodesCompressedBodies
+        proxy = configuration.proxy
     }
 
     /// Wraps a client you own and shut down yourself. Give it `redirectConfiguration: .disallow` so
@@ -126,6 +129,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         self.uploadChunkSize = uploadChunkSize
         self.decodesCompressedBodies = decodesCompressedBodies
         configurationProblem = nil
+        proxy = nil
         pinned = PinnedConnections()
         tlsConfiguration = .makeClientConfiguration()  // the wrapped client's own is not readable: only the wording of a refusal uses it
     }

@@ -56,6 +56,12 @@ struct PinnedConnections: Sendable {
     }
 
     /// Every pinned client, to shut down.
+    /// The pins for `url`'s host, when it has any (a WebSocket checks them on its own connection).
+    func pins(for url: URL) -> TrustPolicy.PublicKeyPins? {
+        guard !clients.isEmpty, let host = url.host else { return nil }
+        return policy.pins(for: host)
+    }
+
     var all: [HTTPClient] { Array(clients.values) }
 
     /// Why `policy`'s pins cannot be checked on async-http-client, or `nil`.

@@ -39,6 +39,7 @@ package struct DemoScenario: Sendable {
             try await steps.groupInjection()
             try await steps.downloadWithProgress()
             try await steps.streamEvents()
+            try await steps.webSocketEcho()
             try await steps.callbackAndCancel()
             try await steps.signInCallAndLogout()
             try await steps.errors()

@@ -68,6 +68,31 @@ struct DemoSteps {
         narrator.say("The server dropped the connection after every second event; each reconnect sent Last-Event-ID, and no event came twice.")
     }
 
+    func webSocketEcho() async throws {
+        narrator.step("A WebSocket: text and binary echoed, then a close with a code and a reason")
+        #if !canImport(Darwin)
+        if client.transport is URLSessionTransport {
+            let error = try await failure(else: "URLSession on Linux opened a WebSocket") { _ = try await client.webSocket(Request(.get, "ws/echo")) }
+            try demand(error.kind == .invalidRequest, "expected a clear refusal, got \(error.kind)")
+            narrator.say("URLSession on Linux refuses at once, nothing sent: \(error.message)")
+            return
+        }
+        #endif
+        let socket = try await client.webSocket(Request(.get, "ws/echo"))
+        narrator.say("Handshake: \(socket.statusCode), compression \(socket.headers["Sec-WebSocket-Extensions"] ?? "off").")
+        var replies = socket.makeAsyncIterator()
+        for message: WebSocketMessage in [.text("hello, WebSocket"), .binary(Data([0, 1, 2, 3]))] {
+            try await socket.send(message)
+            let reply = try await replies.next()
+            narrator.say("sent \(message) → echoed \(reply.map(String.init(describing:)) ?? "nothing")")
+            try demand(reply == message, "the echo differs")
+        }
+        try await socket.send(.text("close 4000 demo is done"))
+        let end = try await replies.next()
+        try demand(end == nil && socket.closeCode?.rawValue == 4000, "expected the server's close 4000")
+        narrator.say("The server closed with \(socket.closeCode.map(String.init(describing:)) ?? "no code"): \(socket.closeReason ?? "").")
+    }
+
     func callbackAndCancel() async throws {
         narrator.step("Callback style on a chosen queue, then cancelling a slow request")
         let queue = DispatchQueue(label: "demo.callbacks")

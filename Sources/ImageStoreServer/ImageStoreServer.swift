@@ -1,6 +1,7 @@
 import Courier
 import Foundation
 import Hummingbird
+import HummingbirdWebSocket
 import HummingbirdCore
 import HummingbirdTLS
 import NIOCore
@@ -104,11 +105,12 @@ public final class ImageStoreServer: Sendable {
             database: database, accounts: accounts, maximumImageSize: configuration.maximumImageSize, idempotency: idempotency,
             extensions: configuration.extensions)
         let ready = StartSignal()
-        var server = HTTPServerBuilder.http1()
+        let webSockets = WebSocketRoutes(accounts: accounts)
+        var server = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: webSockets.router(), configuration: WebSocketRoutes.configuration)
         if let tls = configuration.tls {
             let chain = try NIOSSLCertificate.fromPEMBytes(Array(tls.certificateChainPEM.utf8)).map { NIOSSLCertificateSource.certificate($0) }
             let key = try NIOSSLPrivateKey(bytes: Array(tls.privateKeyPEM.utf8), format: .pem)
-            server = try .tls(.http1(), tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
+            server = try .tls(server, tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
         }
         let app = Application(
             router: router,

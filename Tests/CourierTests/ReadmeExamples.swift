@@ -423,3 +423,20 @@ func makeFleetClient(apiURL: URL, database: PostgresClient) throws -> APIClient 
     configuration.cacheOption = .both
     return APIClient(configuration: configuration, transport: AsyncHTTPClientTransport())
 }
+
+import Courier
+import Foundation
+
+/// A signed-in user's feed over a WebSocket: the handshake carries the captured credentials, and
+/// the messages are read until the server closes.
+enum ReadmeFeed {
+    static func read(client: APIClient) async throws -> [String] {
+        let socket = try await client.webSocket(Request(.get, "ws/feed", query: ["count": 3]))
+        var lines: [String] = []
+        for try await message in socket {
+            if case .text(let text) = message { lines.append(text) }
+        }
+        print("closed with", socket.closeCode?.description ?? "no code", socket.closeReason ?? "")
+        return lines
+    }
+}

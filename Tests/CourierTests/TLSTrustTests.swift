@@ -321,12 +321,7 @@ import Testing
     /// `ServerConfiguration.tls` serves the sample server over HTTPS (what `courier serve
     /// --tls-certificate --tls-key` does), trusted through a `TrustPolicy` with the test CA.
     @Test func theSampleServerServesHTTPS() async throws {
-        let fixtures = try await TLSFixtures.make()
-        defer { fixtures.directory.remove() }
-        var configuration = ServerConfiguration()
-        configuration.tls = (try fixtures.text("good.pem"), try fixtures.text("good.key"))
-        let server = try await ImageStoreServer.instrumented(configuration)
-        do {
+        try await withHTTPSSampleServer { server, fixtures in
             #expect(server.baseURL.scheme == "https")
             try await withAsyncHTTPClient(TrustPolicy(roots: .adding(try caRoots(fixtures)))) { client in
                 let sample = try await client.send(Request<JSONValue>(.get, server.baseURL.absoluteString + "/sample"))
@@ -334,11 +329,54 @@ import Testing
             }
             let untrusted = await failure(client(URLSessionTransport()), server.baseURL.absoluteString + "/sample")
             #expect(untrusted?.kind == .untrustedServer)
+        }
+    }
+
+    /// Runs `body` with the sample server over HTTPS (the fixtures' `good` certificate).
+    func withHTTPSSampleServer(_ body: (ImageStoreServer, TLSFixtures) async throws -> Void) async throws {
+        let fixtures = try await TLSFixtures.make()
+        defer { fixtures.directory.remove() }
+        var configuration = ServerConfiguration()
+        configuration.tls = (try fixtures.text("good.pem"), try fixtures.text("good.key"))
+        let server = try await ImageStoreServer.instrumented(configuration)
+        do {
+            try await body(server, fixtures)
         } catch {
             await server.stop()
             throw error
         }
         await server.stop()
+    }
+
+    /// A WebSocket over TLS to the sample server: the transport's roots and pins hold for it as for
+    /// a request, checked before the handshake request is written.
+    @Test func aWebSocketKeepsTheTrustPolicyAndPins() async throws {
+        try await withHTTPSSampleServer { server, fixtures in
+            let url = server.baseURL.absoluteString + "/ws/echo"
+            let digest = Data(SHA256.hash(data: try fixtures.data("good.spki"))).base64EncodedString()
+            let backup = Data(repeating: 7, count: 32).base64EncodedString()
+            let host = server.baseURL.host ?? "127.0.0.1"
+            let pinned = TrustPolicy(
+                roots: .adding(try caRoots(fixtures)), pins: [try TrustPolicy.PublicKeyPins(host: host, sha256: [digest, backup], scope: .leaf)])
+            try await withAsyncHTTPClient(pinned) { client in
+                let socket = try await client.webSocket(Request(.get, url))
+                try await socket.send(.text("over TLS"))
+                var iterator = socket.makeAsyncIterator()
+                #expect(try await iterator.next() == .text("over TLS"))
+                try await socket.close()
+            }
+            let other = Data(repeating: 8, count: 32).base64EncodedString()
+            let wrongPins = TrustPolicy(
+                roots: .adding(try caRoots(fixtures)), pins: [try TrustPolicy.PublicKeyPins(host: host, sha256: [other, backup], scope: .leaf)])
+            try await withAsyncHTTPClient(wrongPins) { client in
+                let error = await #expect(throws: CourierError.self) { try await client.webSocket(Request(.get, url)) }
+                #expect(error?.kind == .untrustedServer, "\(String(describing: error))")
+            }
+            try await withAsyncHTTPClient(.system) { client in
+                let error = await #expect(throws: CourierError.self) { try await client.webSocket(Request(.get, url)) }
+                #expect(error?.kind == .untrustedServer, "\(String(describing: error))")
+            }
+        }
     }
 
     // MARK: - URLSession

@@ -10,6 +10,7 @@ final class CourierMetrics: Sendable {
     /// Courier's metrics, and the label a backend sees for each.
     enum Metric: UInt8 {
         case requests, failures, duration, timeToFirstByte, bytesSent, bytesReceived, cache, joins, retries, streamEvents
+        case webSocketMessages, webSocketCloses
 
         var label: String {
             switch self {
@@ -23,6 +24,8 @@ final class CourierMetrics: Sendable {
             case .joins: "courier_dedup_joins_total"
             case .retries: "courier_retries_total"
             case .streamEvents: "courier_stream_events_total"
+            case .webSocketMessages: "courier_websocket_messages_total"
+            case .webSocketCloses: "courier_websocket_closes_total"
             }
         }
 
@@ -31,6 +34,8 @@ final class CourierMetrics: Sendable {
             switch self {
             case .failures: "classification"
             case .cache: "result"
+            case .webSocketMessages: "direction"
+            case .webSocketCloses: "code"
             default: nil
             }
         }
@@ -102,13 +107,17 @@ final class CourierMetrics: Sendable {
 
     /// Adds `amount` to the counter of `series`.
     func count(_ series: Series, by amount: Int64 = 1) {
-        let handler = counters.withLock { counters in
+        counter(series).increment(by: amount)
+    }
+
+    /// The counter of `series`, made on first use.
+    func counter(_ series: Series) -> any CounterHandler {
+        counters.withLock { counters in
             if let handler = counters[series] { return handler }
             let handler = factory.makeCounter(label: series.metric.label, dimensions: series.dimensions)
             counters[series] = handler
             return handler
         }
-        handler.increment(by: amount)
     }
 
     /// Records `duration` in the timer of `series`.

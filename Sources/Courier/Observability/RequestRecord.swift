@@ -28,6 +28,8 @@ struct RequestRecord: Sendable {
     var urlBase: URLBuilder.Base?
     /// For a body read as it arrived (a stream, a download): how it ended, for the span.
     var body: BodyOutcome?
+    /// For a WebSocket handshake: the transport and options that open it, and the connection.
+    var upgrade: WebSocketUpgrade?
 
     /// How a body read as it arrived ended, and the Server-Sent Events read from it.
     struct BodyOutcome: Sendable {

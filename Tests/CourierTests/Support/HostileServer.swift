@@ -80,6 +80,23 @@ final class HostileConnection: @unchecked Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// Ends the server's side of the connection (a FIN), still reading.
+    func shutdownWrite() {
+        shutdown(fd, Int32(SHUT_WR))
+    }
+
+    /// Reads exactly `count` bytes; fewer when the client closed first.
+    func read(_ count: Int) -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: min(max(count, 1), 65536))
+        while data.count < count {
+            let read = recv(fd, &buffer, min(buffer.count, count - data.count), 0)
+            guard read > 0 else { break }
+            data.append(contentsOf: buffer[0..<read])
+        }
+        return data
+    }
+
     /// Reads and drops `count` bytes of request body.
     func skipBody(_ count: Int) {
         var remaining = count

@@ -31,6 +31,8 @@ enum TestTools {
         case lint = "test-lint"
         /// sse-starlette, FastAPI, uvicorn.
         case streams = "test-streams"
+        /// websockets.
+        case websockets = "test-websockets"
         /// nginx, PostgreSQL's programs, proxy.py and cryptography (``program(_:)``, `Scripts/tls-tools.py`).
         case servers = "test-servers"
     }

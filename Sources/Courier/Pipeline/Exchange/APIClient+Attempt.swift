@@ -3,7 +3,8 @@ import Foundation
 extension APIClient {
     /// One network attempt, in one shape whatever the transport: a ``RedirectingExchange`` on the
     /// client's ``CallbackTransport``, shared with identical requests in flight when the request may
-    /// share, else the caller's own; with the span's trace context when allowed.
+    /// share, else the caller's own; with the span's trace context when allowed. A WebSocket
+    /// handshake goes to its transport's `openWebSocket` instead (no redirects, no sharing).
     func attempt(
         _ wire: TransportRequest, settings: RequestSettings, observer: TransferObserver, record: inout RequestRecord
     ) async throws -> TransportResponse {
@@ -15,7 +16,9 @@ extension APIClient {
             var joined = false
             let response: TransportResponse
             // The key is the request without its trace context, which differs for every span.
-            if sharesExchanges(settings), !RefreshCoordinator.isRefreshing, let key = ExchangeKey(wire) {
+            if let upgrade = record.upgrade {
+                response = try await upgrade.open(traced)
+            } else if sharesExchanges(settings), !RefreshCoordinator.isRefreshing, let key = ExchangeKey(wire) {
                 (response, joined) = try await inFlight.send(key, observer: observer) { fanOut in
                     RedirectingExchange(transport: callbackTransport, rules: redirectRules, request: traced, observer: fanOut, traceHeaders: traceHeaders)
                 }

@@ -65,7 +65,8 @@ extension APIClient {
                     }
                 }
                 if !response.answersCallersOwnCondition(wire, revalidating: record.revalidating != nil),
-                   !configuration.acceptableStatusCodes.contains(response.statusCode) {
+                   !configuration.acceptableStatusCodes.contains(response.statusCode),
+                   record.upgrade == nil || response.statusCode != 101 {
                     throw statusFailure(response, method: wire.method)
                 }
                 return response

@@ -149,7 +149,7 @@ extension APIClient {
     }
 
     /// The series of `metric` for this request; `status` 0 for a failure without a response.
-    private func series(_ metric: CourierMetrics.Metric, _ record: RequestRecord, status: Int? = nil, detail: String? = nil) -> CourierMetrics.Series {
+    func series(_ metric: CourierMetrics.Metric, _ record: RequestRecord, status: Int? = nil, detail: String? = nil) -> CourierMetrics.Series {
         CourierMetrics.Series(metric: metric, method: record.method, statusClass: status.map { $0 / 100 } ?? -1, detail: detail, name: record.name)
     }
 }
