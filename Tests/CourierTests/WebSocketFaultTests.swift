@@ -90,15 +90,19 @@ struct WebSocketFaultTests {
         #expect(closeCode.withLock { $0 } == fault.code, "\(fault.name)")
     }
 
-    /// Messages and the closing handshake in the same write as the 101, then the end of the
-    /// server's side: every message arrives, then the clean close.
+    /// Messages (one in fragments, a ping among them) and the closing handshake in the same write
+    /// as the 101, then the end of the server's side: every message arrives whole, then the clean
+    /// close.
     @Test(arguments: [false, true])
     func messagesInTheSameSegmentAsThe101Arrive(thenEnd: Bool) async throws {
         let server = try HostileServer { connection in
             guard let head = connection.readHead() else { return }
             let accept = Self.accept(for: head)
             var bytes = Data("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n".utf8)
-            bytes += Data(Self.frame(0x1, Array("hello".utf8)) + Self.frame(0x1, Array("world".utf8)) + Self.frame(0x8, [0x03, 0xE8] + Array("done".utf8)))
+            // "hello" in three fragments with a ping between them (Autobahn 5: fragmentation), then "world".
+            bytes += Data(
+                Self.frame(0x1, fin: false, Array("he".utf8)) + Self.frame(0x0, fin: false, Array("l".utf8)) + Self.frame(0x9, Array("ping".utf8))
+                    + Self.frame(0x0, Array("lo".utf8)) + Self.frame(0x1, Array("world".utf8)) + Self.frame(0x8, [0x03, 0xE8] + Array("done".utf8)))
             connection.write(bytes)
             if thenEnd { connection.shutdownWrite() }
             _ = connection.read(8)
