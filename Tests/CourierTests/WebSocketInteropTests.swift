@@ -201,6 +201,14 @@ struct WebSocketInteropTests {
             #expect(span.attributes.get("courier.websocket.messages_sent") == .int64(3))
             #expect(span.attributes.get("courier.websocket.messages_received") == .int64(2))
             #expect(span.attributes.get("courier.websocket.close_code") == .int64(4000))
+
+            // Closed by the app without reading to the end: the span ends at the close.
+            let closedByApp = try await client.webSocket(Request(.get, "echo").named("echo"))
+            try await closedByApp.send(.text("unread"))
+            try await closedByApp.close(WebSocketCloseCode(rawValue: 4100), reason: "enough")
+            let ended = try #require(tracer.popFinishedSpans().last)
+            #expect(ended.attributes.get("courier.websocket.messages_sent") == .int64(1))
+            #expect(ended.attributes.get("courier.websocket.close_code") == .int64(4100))
         }
         await server.stop()
     }

@@ -67,7 +67,10 @@ public final class WebSocket: AsyncSequence, Sendable {
     }
 
     deinit {
-        state.withLock { $0.current.connection }.abandon()
+        let current = state.withLock { $0.current }
+        current.connection.abandon()
+        // Nobody reads any more: the record ends now, with what is known of the close.
+        current.record.end(closeCode: current.connection.closeFrame?.code, failure: nil)
     }
 
     private var current: Connection { state.withLock { $0.current } }
@@ -120,6 +123,7 @@ public final class WebSocket: AsyncSequence, Sendable {
             return state.current
         }
         await current.connection.close(code, reason: reason)
+        current.record.end(closeCode: current.connection.closeFrame?.code, failure: nil)
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
