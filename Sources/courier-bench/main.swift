@@ -22,6 +22,7 @@ let suites: [String: @Sendable (BenchOptions) async throws -> Void] = [
     "stream": { try await StreamBenchmark(options: $0).run() },
     "tls": { try await TLSBenchmark(options: $0).run() },
     "fleet": { try await FleetBenchmark(options: $0).run() },
+    "websocket": { try await WebSocketBenchmark(options: $0).run() },
 ]
 
 // One process of `courier-bench fleet`, which starts four.
