@@ -82,6 +82,28 @@ package enum BadInputProbe {
             request.timeout = .infinity
             _ = try await client.download(request, to: directory.appendingPathComponent("download.bin"))
         })
+        func webSocket(_ name: String, _ request: Request<Data> = Request(.get, "ws/echo"), _ change: @escaping @Sendable (inout WebSocketOptions) -> Void) {
+            cases.append(Case(name: name) { client, _ in
+                var options = WebSocketOptions()
+                change(&options)
+                _ = try await client.webSocket(request, options: options)
+            })
+        }
+        webSocket("websocket-message-size-huge") { $0.maximumMessageSize = .max }
+        webSocket("websocket-message-size-zero") { $0.maximumMessageSize = 0 }
+        webSocket("websocket-ping-zero") { $0.pingInterval = .zero }
+        webSocket("websocket-subprotocol-space") { $0.subprotocols = ["chat v1"] }
+        webSocket("websocket-reconnection-negative-delay") {
+            var policy = RetryPolicy.reconnecting
+            policy.baseDelay = .seconds(-1)
+            $0.reconnection = policy
+        }
+        webSocket("websocket-post", Request(.post, "ws/echo")) { _ in }
+        webSocket("websocket-timeout-nan", {
+            var request = Request<Data>(.get, "ws/echo")
+            request.timeout = .nan
+            return request
+        }()) { _ in }
         return cases
     }()
 

@@ -9,6 +9,13 @@ struct BadInputTests {
     /// Case name → the kind it must get and words its message must hold.
     static let expected: [String: (kind: String, words: [String])] = [
         "timeout-infinity": ("invalidRequest", ["Request.timeout", "inf"]),
+        "websocket-message-size-huge": ("invalidRequest", ["maximumMessageSize", "\(Int.max)"]),
+        "websocket-message-size-zero": ("invalidRequest", ["maximumMessageSize", "not 0"]),
+        "websocket-ping-zero": ("invalidRequest", ["pingInterval"]),
+        "websocket-subprotocol-space": ("invalidRequest", [#""chat v1""#]),
+        "websocket-reconnection-negative-delay": ("invalidRequest", ["WebSocketOptions.reconnection"]),
+        "websocket-post": ("invalidRequest", ["GET without a body"]),
+        "websocket-timeout-nan": ("invalidRequest", ["Request.timeout", "nan"]),
         "timeout-nan": ("invalidRequest", ["Request.timeout", "nan"]),
         "timeout-negative": ("invalidRequest", ["Request.timeout", "-1"]),
         "timeout-zero": ("invalidRequest", ["Request.timeout", "0"]),

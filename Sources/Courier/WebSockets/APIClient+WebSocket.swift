@@ -77,9 +77,11 @@ extension APIClient {
             throw CourierError(
                 .invalidRequest, "A WebSocket handshake is a GET without a body; this request is a \(settings.method) with one. Nothing was sent.")
         }
-        guard options.maximumMessageSize > 0 else {
+        // A frame's length field and swift-nio's decoder take at most 4 GiB - 1.
+        guard (1...Int(UInt32.max)).contains(options.maximumMessageSize) else {
             throw CourierError(
-                .invalidRequest, "WebSocketOptions.maximumMessageSize must be at least 1 byte, not \(options.maximumMessageSize). Nothing was sent.")
+                .invalidRequest,
+                "WebSocketOptions.maximumMessageSize must be between 1 byte and \(UInt32.max) bytes (4 GiB - 1), not \(options.maximumMessageSize). Nothing was sent.")
         }
         if let interval = options.pingInterval, interval <= .zero {
             throw CourierError(.invalidRequest, "WebSocketOptions.pingInterval must be positive or nil, not \(interval). Nothing was sent.")

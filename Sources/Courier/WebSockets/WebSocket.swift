@@ -22,7 +22,9 @@ import Foundation
 /// `onConnect` hook runs on each new connection before its messages are read; ``events`` reports
 /// each reconnect among the messages.
 public final class WebSocket: AsyncSequence, Sendable {
+    /// What the socket yields: its messages.
     public typealias Element = WebSocketMessage
+    /// What ends the reading early.
     public typealias Failure = CourierError
 
     /// A message, or a reconnect (``events``).
@@ -126,6 +128,7 @@ public final class WebSocket: AsyncSequence, Sendable {
         current.record.end(closeCode: current.connection.closeFrame?.code, failure: nil)
     }
 
+    /// A reader of the messages (one reader at a time).
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(socket: self)
     }

@@ -79,7 +79,7 @@ public struct WebSocketOptions: Sendable {
     public var compression = true
     /// The largest message taken, whole or in fragments, after decompression. A larger one closes
     /// the connection with ``WebSocketCloseCode/messageTooLarge`` and fails the reader with
-    /// ``CourierError/Kind/responseTooLarge``. 16 MiB by default.
+    /// ``CourierError/Kind/responseTooLarge``. 16 MiB by default; at most 4 GiB - 1.
     public var maximumMessageSize = 16 << 20
     /// How often a ping is sent; a connection whose peer has not answered the last ping by the
     /// next one is lost (the reader fails with ``CourierError/Kind/connectionLost``). Pongs are
