@@ -78,7 +78,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     let idleSweeps: [ObjectIdentifier: IdleSweep]
     /// The sweep for a task on a loop outside that group.
     let fallbackSweep: IdleSweep
-    /// The proxy requests go through, which WebSockets cannot use yet.
+    /// The proxy requests go through (WebSockets too, in a tunnel of their own).
     let proxy: Proxy?
 
     /// Creates a transport with its own `HTTPClient`.

@@ -379,6 +379,48 @@ import Testing
         }
     }
 
+    /// A WebSocket through proxy.py with Basic credentials: over TLS in a `CONNECT` tunnel with the
+    /// server's key pinned, and plain `ws` in a tunnel as well; wrong credentials are refused by the
+    /// proxy, say so, and never show the password.
+    @Test func aWebSocketGoesThroughAnAuthenticatingProxy() async throws {
+        try await withHTTPSSampleServer { server, fixtures in
+            let proxy = try await ToolServer.start(proxyFor: "alice", password: "proxy-pass-7730")
+            defer { Task { await proxy.stop() } }
+            let port = proxy.url.port ?? 0
+            let url = server.baseURL.absoluteString + "/ws/echo"
+            let host = server.baseURL.host ?? "127.0.0.1"
+            let digest = Data(SHA256.hash(data: try fixtures.data("good.spki"))).base64EncodedString()
+            let backup = Data(repeating: 7, count: 32).base64EncodedString()
+            let pinned = TrustPolicy(
+                roots: .adding(try caRoots(fixtures)), pins: [try TrustPolicy.PublicKeyPins(host: host, sha256: [digest, backup], scope: .leaf)])
+            try await withAsyncHTTPClient(pinned, proxy: .init(host: "127.0.0.1", port: port, user: "alice", password: "proxy-pass-7730")) { client in
+                let socket = try await client.webSocket(Request(.get, url))
+                try await socket.send(.text("through the tunnel"))
+                var iterator = socket.makeAsyncIterator()
+                #expect(try await iterator.next() == .text("through the tunnel"))
+                try await socket.close()
+            }
+            #expect(proxy.output.contains("CONNECT \(host):\(server.baseURL.port ?? 0)"), "\(proxy.output.suffix(2000))")
+            try await withAsyncHTTPClient(pinned, proxy: .init(host: "127.0.0.1", port: port, user: "alice", password: "wrong-proxy-pass")) { client in
+                let error = await #expect(throws: CourierError.self) { try await client.webSocket(Request(.get, url)) }
+                #expect(error?.kind == .cannotConnect && error?.message.contains("407") == true, "\(String(describing: error))")
+                #expect(error.map { "\($0)".contains("wrong-proxy-pass") } == false)
+            }
+        }
+        let plain = try await ImageStoreServer.instrumented()
+        let proxy = try await ToolServer.start(proxyFor: "alice", password: "proxy-pass-7731")
+        defer { Task { await proxy.stop() } }
+        try await withAsyncHTTPClient(.system, proxy: .init(host: "127.0.0.1", port: proxy.url.port ?? 0, user: "alice", password: "proxy-pass-7731")) { client in
+            let socket = try await client.webSocket(Request(.get, plain.baseURL.absoluteString + "/ws/echo"))
+            try await socket.send(.binary(Data([1, 2, 3])))
+            var iterator = socket.makeAsyncIterator()
+            #expect(try await iterator.next() == .binary(Data([1, 2, 3])))
+            try await socket.close()
+        }
+        await plain.stop()
+        #expect(proxy.output.contains("CONNECT 127.0.0.1:\(plain.baseURL.port ?? 0)"), "\(proxy.output.suffix(2000))")
+    }
+
     // MARK: - URLSession
 
     /// On Linux URLSession trusts the system's roots only: a private CA's server is refused with

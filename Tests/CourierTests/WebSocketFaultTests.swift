@@ -118,8 +118,9 @@ struct WebSocketFaultTests {
         }
     }
 
-    /// A server that completes the handshake and then never answers a ping: the connection is
-    /// lost after about two ping intervals (Autobahn 2: pings and pongs).
+    /// A server that completes the handshake and then never answers a ping: the app's ping times
+    /// out after one interval, and the connection is lost after about two (Autobahn 2: pings and
+    /// pongs).
     @Test func aPeerThatStopsAnsweringPingsIsLost() async throws {
         let server = try HostileServer { connection in
             guard let head = connection.readHead() else { return }
@@ -130,8 +131,10 @@ struct WebSocketFaultTests {
         defer { server.stop() }
         try await TransportKind.asyncHTTPClient.with { transport in
             var options = WebSocketOptions()
-            options.pingInterval = .milliseconds(100)
+            options.pingInterval = .seconds(1)
             let socket = try await APIClient(baseURL: server.baseURL, transport: transport).webSocket(Request(.get, "ws"), options: options)
+            let unanswered = await #expect(throws: CourierError.self) { try await socket.ping() }
+            #expect(unanswered?.kind == .timedOut && unanswered?.message.contains("did not answer a ping") == true, "\(String(describing: unanswered))")
             let error = await #expect(throws: CourierError.self) {
                 for try await _ in socket {}
             }

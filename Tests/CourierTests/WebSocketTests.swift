@@ -50,6 +50,11 @@ struct WebSocketTests {
                     try await socket.send(message)
                     #expect(try await iterator.next() == message)
                 }
+                // Pings answered by the server, several at once: each waits for its own pong.
+                async let first = socket.ping()
+                async let second = socket.ping()
+                let rounds = try await [first, second, socket.ping()]
+                #expect(rounds.allSatisfy { $0 > .zero })
                 try await socket.send(.text("close 4001 bye now"))
                 #expect(try await iterator.next() == nil)
                 #expect(socket.closeCode == WebSocketCloseCode(rawValue: 4001))
@@ -57,6 +62,8 @@ struct WebSocketTests {
                 let closed = await #expect(throws: CourierError.self) { try await socket.send(.text("late")) }
                 #expect(closed?.kind == .invalidRequest)
                 #expect(closed?.message.contains("4001") == true)
+                let late = await #expect(throws: CourierError.self) { try await socket.ping() }
+                #expect(late?.kind == .invalidRequest && late?.message.contains("no ping was sent") == true)
             }
         }
     }

@@ -106,6 +106,20 @@ public final class WebSocket: AsyncSequence, Sendable {
         current.record.count(message, .sent)
     }
 
+    /// Sends a ping on the current connection and returns the time until the server's pong came
+    /// back. The automatic pings of ``WebSocketOptions/pingInterval`` already find a dead peer;
+    /// this is for an app that wants to know now, or to show the round trip.
+    /// - Throws: ``CourierError/Kind/timedOut`` when no pong arrives within the ping interval (30
+    ///   seconds when automatic pings are off); ``CourierError`` when the connection has closed
+    ///   (nothing is sent) or ends before the pong.
+    @discardableResult
+    public func ping() async throws(CourierError) -> Duration {
+        let clock = ContinuousClock()
+        let start = clock.now
+        try await current.connection.ping()
+        return clock.now - start
+    }
+
     /// Closes the connection with `code` and `reason` and returns once the server has answered,
     /// or the close timed out; a reconnecting socket stops reconnecting. Messages not yet read
     /// are dropped. Closing a closed socket does nothing.

@@ -28,6 +28,9 @@ package protocol WebSocketConnection: Sendable {
     func receive() async throws(CourierError) -> WebSocketMessage?
     /// Sends `message`.
     func send(_ message: WebSocketMessage) async throws(CourierError)
+    /// Sends a ping and returns when its pong arrives; throws when none arrives within the ping
+    /// interval (30 seconds without one) or the connection ends first.
+    func ping() async throws(CourierError)
     /// Starts the closing handshake with `code` and `reason` (at once: messages not yet read are
     /// dropped) and returns when the connection has closed.
     func close(_ code: WebSocketCloseCode, reason: String) async

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Logging
 import NIOCore
+import NIOExtras
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
@@ -22,11 +23,6 @@ extension AsyncHTTPClientTransport: WebSocketTransport {
         guard let host = url.host, !host.isEmpty, ["http", "https", "ws", "wss"].contains(scheme) else {
             throw CourierError(.invalidURL, "A WebSocket URL is ws, wss, http or https with a host, not \(url.absoluteString). Nothing was sent.", url: url)
         }
-        if let proxy {
-            throw CourierError(
-                .invalidRequest,
-                "AsyncHTTPClientTransport does not open WebSockets through a proxy yet (this transport uses \(proxy)). Nothing was sent.", url: url)
-        }
         let secure = scheme == "https" || scheme == "wss"
         let port = url.port ?? (secure ? 443 : 80)
         let sslContext: NIOSSLContext?
@@ -41,15 +37,16 @@ extension AsyncHTTPClientTransport: WebSocketTransport {
         let pins = pinned.pins(for: url)
         let timeout = TimeAmount.nanoseconds(Int64(min(request.timeout, 86_400) * 1_000_000_000))
         let opening = WebSocketOpening()
+        let tunnel = proxy.map { WebSocketOpening.Tunnel(proxy: $0, host: host, port: port) }
         let upgrade: EventLoopFuture<WebSocketOpening.Outcome>
         do {
             upgrade = try await withTaskCancellationHandler {
                 try await ClientBootstrap(group: client.eventLoopGroup)
                     .connectTimeout(timeout)
                     .channelOption(.allowRemoteHalfClosure, value: true)  // see InputEndRelay
-                    .connect(host: host, port: port) { channel in
+                    .connect(host: proxy?.host ?? host, port: proxy?.port ?? port) { channel in
                         opening.configure(
-                            channel, sslContext: sslContext, serverName: host.isIPAddress ? nil : host, pins: pins, head: head,
+                            channel, tunnel: tunnel, sslContext: sslContext, serverName: host.isIPAddress ? nil : host, pins: pins, head: head,
                             maximumMessageSize: options.maximumMessageSize, timeout: timeout)
                     }
             } onCancel: {
@@ -71,6 +68,7 @@ extension AsyncHTTPClientTransport: WebSocketTransport {
                 throw CourierError(.timedOut, "\(url.hostAndPort) did not answer the WebSocket handshake within \(request.timeout.formattedSeconds) seconds.", url: url, underlyingError: error)
             }
             if let mismatch = error as? PinMismatch { throw CourierError.untrustedServer(url, reason: mismatch.reason, underlyingError: error) }
+            if let refusal = error as? NIOHTTP1ProxyConnectHandler.Error { throw Self.tunnelRefused(refusal, proxy: proxy, url: url) }
             throw Self.courierError(for: error, request: request)
         }
         switch outcome {
@@ -93,9 +91,21 @@ extension AsyncHTTPClientTransport: WebSocketTransport {
                     .invalidResponse, "\(url.hostAndPort) answered the WebSocket handshake with extensions that cannot be used: \(error).",
                     url: url, underlyingError: error)
             }
-            let connection = await NIOWebSocketConnection.start(channel, extensions: built, options: options, url: url)
+            let connection = await NIOWebSocketConnection.start(channel, extensions: built, pongs: opening.pongs, options: options, url: url)
             return WebSocketHandshake(response: response, connection: connection)
         }
+    }
+
+    /// Why `proxy` opened no tunnel to `url`'s host, in the words async-http-client's own requests use.
+    private static func tunnelRefused(_ error: NIOHTTP1ProxyConnectHandler.Error, proxy: Proxy?, url: URL) -> CourierError {
+        let through = proxy.map { "\($0)" } ?? "The proxy"
+        if error == .proxyAuthenticationRequired() {
+            return CourierError(
+                .cannotConnect,
+                "The \(through) refused the credentials given for it (407 Proxy Authentication Required), so \(url.hostAndPort) was not reached.",
+                url: url, underlyingError: error)
+        }
+        return CourierError(.cannotConnect, "The \(through) did not open a tunnel to \(url.hostAndPort) (\(error)).", url: url, underlyingError: error)
     }
 
     /// The handshake request: the request's own headers, `Host`, the subprotocols and extensions offered.
@@ -178,6 +188,25 @@ final class WebSocketOpening: Sendable {
         case refused(NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>)
     }
 
+    /// A `CONNECT` tunnel through an HTTP proxy to the server's host and port.
+    struct Tunnel: Sendable {
+        let host: String
+        let port: Int
+        let headers: NIOHTTP1.HTTPHeaders
+
+        init(proxy: AsyncHTTPClientTransport.Proxy, host: String, port: Int) {
+            self.host = host.contains(":") ? "[\(host)]" : host
+            self.port = port
+            var headers = NIOHTTP1.HTTPHeaders()
+            headers.add(name: "Host", value: "\(self.host):\(port)")
+            if let user = proxy.user {
+                let credentials = Data("\(user):\(proxy.password ?? "")".utf8).base64EncodedString()
+                headers.add(name: "Proxy-Authorization", value: "Basic \(credentials)")
+            }
+            self.headers = headers
+        }
+    }
+
     private struct State {
         var channel: (any Channel)?
         var cancelled = false
@@ -185,6 +214,8 @@ final class WebSocketOpening: Sendable {
     }
 
     private let state = Locked(State())
+    /// The app's pings on the connection, answered by the pongs ``ServerFrameCheck`` sees.
+    let pongs = PongWaiters()
 
     /// Whether the handshake ran out of time.
     var timedOut: Bool { state.withLock { $0.timedOut } }
@@ -198,10 +229,11 @@ final class WebSocketOpening: Sendable {
         channel?.close(promise: nil)
     }
 
-    /// Sets up `channel` (on its loop): TLS, then, once the handshake is done and the pins hold,
-    /// the HTTP upgrade; closes it at `timeout` unless the upgrade ended first.
+    /// Sets up `channel` (on its loop): the proxy's tunnel when there is one, TLS, then, once the
+    /// handshake is done and the pins hold, the HTTP upgrade; closes it at `timeout` unless the
+    /// upgrade ended first.
     func configure(
-        _ channel: any Channel, sslContext: NIOSSLContext?, serverName: String?, pins: TrustPolicy.PublicKeyPins?, head: HTTPRequestHead,
+        _ channel: any Channel, tunnel: Tunnel?, sslContext: NIOSSLContext?, serverName: String?, pins: TrustPolicy.PublicKeyPins?, head: HTTPRequestHead,
         maximumMessageSize: Int, timeout: TimeAmount
     ) -> EventLoopFuture<EventLoopFuture<Outcome>> {
         let cancelled = state.withLock { state in
@@ -216,12 +248,12 @@ final class WebSocketOpening: Sendable {
         }
         outcome.futureResult.whenComplete { _ in deadline.cancel() }
         channel.closeFuture.whenComplete { _ in outcome.fail(ChannelError.ioOnClosedChannel) }
-        return channel.eventLoop.makeCompletedFuture {
+        let session = { @Sendable (channel: any Channel) throws -> Void in
             let relay = InputEndRelay()
             try channel.pipeline.syncOperations.addHandler(relay)
             let replay = NIOLoopBound(relay, eventLoop: channel.eventLoop)
             let upgrade = { @Sendable (channel: any Channel) throws -> Void in
-                outcome.completeWith(try Self.upgrade(channel, head: head, maximumMessageSize: maximumMessageSize, relay: replay))
+                outcome.completeWith(try Self.upgrade(channel, head: head, maximumMessageSize: maximumMessageSize, pongs: self.pongs, relay: replay))
             }
             if let sslContext {
                 let tls = try NIOSSLClientHandler(context: sslContext, serverHostname: serverName)
@@ -230,13 +262,52 @@ final class WebSocketOpening: Sendable {
             } else {
                 try upgrade(channel)
             }
+        }
+        return channel.eventLoop.makeCompletedFuture {
+            if let tunnel {
+                try Self.openTunnel(tunnel, on: channel, timeout: timeout).whenComplete { result in
+                    do {
+                        try result.get()
+                        try session(channel)
+                    } catch {
+                        outcome.fail(error)
+                        channel.close(promise: nil)
+                    }
+                }
+            } else {
+                try session(channel)
+            }
             return outcome.futureResult
+        }
+    }
+
+    /// Asks the proxy on `channel` for a tunnel (swift-nio-extras' `CONNECT` handler); once it is
+    /// open, the HTTP handlers that asked leave the pipeline, which then reaches the server.
+    private static func openTunnel(_ tunnel: Tunnel, on channel: any Channel, timeout: TimeAmount) throws -> EventLoopFuture<Void> {
+        let opened = channel.eventLoop.makePromise(of: Void.self)
+        let encoder = HTTPRequestEncoder()
+        let decoder = ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes))
+        let connect = NIOHTTP1ProxyConnectHandler(
+            targetHost: tunnel.host, targetPort: tunnel.port, headers: tunnel.headers, deadline: .now() + timeout, promise: opened)
+        let pipeline = channel.pipeline.syncOperations
+        try pipeline.addHandler(encoder)
+        try pipeline.addHandler(decoder)
+        try pipeline.addHandler(connect)
+        // The decoder leaves once its read is over; nothing else may be written before it has
+        // (it reads the requests written past it as HTTP parts).
+        let asked = NIOLoopBound((encoder, decoder), eventLoop: channel.eventLoop)
+        return opened.futureResult.flatMap {
+            let encoderLeft = channel.eventLoop.makePromise(of: Void.self)
+            let decoderLeft = channel.eventLoop.makePromise(of: Void.self)
+            channel.pipeline.syncOperations.removeHandler(asked.value.0, promise: encoderLeft)
+            channel.pipeline.syncOperations.removeHandler(asked.value.1, promise: decoderLeft)
+            return encoderLeft.futureResult.and(decoderLeft.futureResult).map { _ in }
         }
     }
 
     /// Adds the HTTP upgrade to `channel`, which writes the handshake request at once.
     private static func upgrade(
-        _ channel: any Channel, head: HTTPRequestHead, maximumMessageSize: Int, relay: NIOLoopBound<InputEndRelay>
+        _ channel: any Channel, head: HTTPRequestHead, maximumMessageSize: Int, pongs: PongWaiters, relay: NIOLoopBound<InputEndRelay>
     ) throws -> EventLoopFuture<Outcome> {
         let upgrader = NIOTypedWebSocketClientUpgrader<Outcome>(
             maxFrameSize: maximumMessageSize,
@@ -245,7 +316,7 @@ final class WebSocketOpening: Sendable {
             upgradePipelineHandler: { channel, response in
                 channel.eventLoop.makeCompletedFuture {
                     let compressed = response.headers["Sec-WebSocket-Extensions"].contains { $0.lowercased().contains("permessage-deflate") }
-                    try channel.pipeline.syncOperations.addHandler(ServerFrameCheck(compressed: compressed))
+                    try channel.pipeline.syncOperations.addHandler(ServerFrameCheck(compressed: compressed, pongs: pongs))
                     let upgraded = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(wrappingChannelSynchronously: channel)
                     // After this turn of the loop, which hands the upgraded pipeline the frames buffered meanwhile.
                     channel.eventLoop.execute { relay.value.release() }

@@ -31,17 +31,25 @@ final class NIOWebSocketConnection: WebSocketConnection {
     private let inbox = WebSocketInbox()
     private let url: URL
     private let maximumMessageSize: Int
+    private let pongs: PongWaiters
+    /// How long an app's ping waits for its pong.
+    private let pingTimeout: Duration
+    private let eventLoop: any EventLoop
 
-    private init(url: URL, maximumMessageSize: Int) {
+    private init(url: URL, options: WebSocketOptions, pongs: PongWaiters, eventLoop: any EventLoop) {
         self.url = url
-        self.maximumMessageSize = maximumMessageSize
+        maximumMessageSize = options.maximumMessageSize
+        pingTimeout = options.pingInterval ?? .seconds(30)
+        self.pongs = pongs
+        self.eventLoop = eventLoop
     }
 
     /// Starts the protocol on `channel` and returns once it can send.
     static func start(
-        _ channel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, extensions: [any WebSocketExtension], options: WebSocketOptions, url: URL
+        _ channel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, extensions: [any WebSocketExtension], pongs: PongWaiters,
+        options: WebSocketOptions, url: URL
     ) async -> NIOWebSocketConnection {
-        let connection = NIOWebSocketConnection(url: url, maximumMessageSize: options.maximumMessageSize)
+        let connection = NIOWebSocketConnection(url: url, options: options, pongs: pongs, eventLoop: channel.channel.eventLoop)
         let configuration = WebSocketHandler.Configuration(
             extensions: extensions, autoPing: options.pingInterval.map { .enabled(timePeriod: $0) } ?? .disabled, closeTimeout: .seconds(10),
             validateUTF8: false, maxFrameSize: options.maximumMessageSize)
@@ -85,6 +93,37 @@ final class NIOWebSocketConnection: WebSocketConnection {
             throw CourierError(
                 .connectionLost, "The WebSocket to \(url.hostAndPort) failed while sending a \(message)\(closedWith): \(error).", url: url,
                 underlyingError: error)
+        }
+    }
+
+    func ping() async throws(CourierError) {
+        let (outbound, closed) = state.withLock { ($0.outbound, $0.closing || $0.ended) }
+        guard let outbound, !closed else {
+            throw CourierError(.invalidRequest, "The WebSocket to \(url.hostAndPort) is closed\(closedWith); no ping was sent.", url: url)
+        }
+        let (number, payload) = pongs.expect()
+        let deadline = eventLoop.scheduleTask(in: TimeAmount(pingTimeout)) { [pongs] in pongs.settle(number, .timedOut) }
+        defer { deadline.cancel() }
+        do {
+            try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .ping, data: payload)))
+        } catch {
+            pongs.forget(number)
+            throw CourierError(
+                .connectionLost, "The WebSocket to \(url.hostAndPort) failed while sending a ping\(closedWith): \(error).", url: url, underlyingError: error)
+        }
+        let outcome = await withTaskCancellationHandler {
+            await pongs.wait(number)
+        } onCancel: {
+            pongs.settle(number, .cancelled)
+        }
+        switch outcome {
+        case .answered: return
+        case .timedOut:
+            throw CourierError(.timedOut, "The WebSocket server at \(url.hostAndPort) did not answer a ping within \(pingTimeout).", url: url)
+        case .cancelled: throw CourierError.cancelled(url)
+        case .ended:
+            throw state.withLock { $0.fault } ?? CourierError(
+                .connectionLost, "The WebSocket connection to \(url.hostAndPort) ended\(closedWith) before the server answered a ping.", url: url)
         }
     }
 
@@ -206,6 +245,7 @@ final class NIOWebSocketConnection: WebSocketConnection {
             return (attached, nil)
         }
         attached?.resume()
+        pongs.end()
         inbox.finish(failure, dropping: false)
     }
 

@@ -5,16 +5,20 @@ import NIOWebSocket
 /// turns into an error the reader can see: a masked frame, reserved bits no extension claimed, an
 /// opcode the protocol does not define. The first such frame fails the channel's reading with a
 /// ``ServerFrameViolation``; ``NIOWebSocketConnection`` closes with 1002 and tells the reader.
+/// It also hands the app's ``PongWaiters`` each pong as it arrives (swift-websocket keeps pongs
+/// to itself).
 final class ServerFrameCheck: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias InboundOut = WebSocketFrame
 
     /// Whether permessage-deflate was agreed, which claims RSV1.
     private let compressed: Bool
+    private let pongs: PongWaiters
     private var failed = false
 
-    init(compressed: Bool) {
+    init(compressed: Bool, pongs: PongWaiters) {
         self.compressed = compressed
+        self.pongs = pongs
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -25,6 +29,7 @@ final class ServerFrameCheck: ChannelInboundHandler, RemovableChannelHandler {
             context.fireErrorCaught(violation)
             return
         }
+        if frame.opcode == .pong { pongs.answered(frame.unmaskedData) }
         context.fireChannelRead(data)
     }
 
