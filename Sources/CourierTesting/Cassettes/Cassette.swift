@@ -162,9 +162,12 @@ public final class Cassette: Sendable {
 
     /// Records an exchange; the file gets it moments later (``CassetteWriting``). `redacted` is the
     /// request as ``plan(for:canRecord:)`` redacted it; `stream` its streamed body, read now (its
-    /// fields redacted like a body in memory). Throws the error of an earlier write that failed.
+    /// fields redacted like a body in memory); `webSocket` the session a `101` opened, its
+    /// messages scrubbed of the secrets learnt as bodies are. Throws the error of an earlier write
+    /// that failed.
     func record(
-        _ redacted: TransportRequest, stream: StreamedBody?, response: TransportResponse, started: Date, duration: Duration
+        _ redacted: TransportRequest, stream: StreamedBody?, response: TransportResponse, started: Date, duration: Duration,
+        webSocket: RecordedWebSocket? = nil
     ) throws(CourierError) {
         var request = redacted
         if request.body == nil, let stream { request.body = try? stream.collect() }
@@ -183,7 +186,8 @@ public final class Cassette: Sendable {
             let entry = CassetteEntry(
                 request: sent, status: response.statusCode, statusText: HTTPStatus.reason(response.statusCode),
                 headers: state.redactor.scrub(headers), body: state.redactor.scrub(body),
-                startedDateTime: Self.timestamp(started), timings: HARTimings(wait: waited), time: waited)
+                startedDateTime: Self.timestamp(started), timings: HARTimings(wait: waited), time: waited,
+                webSocket: webSocket.map { state.redactor.scrub($0) })
             state.entries.append(entry)
             state.used.append(true)
             if state.writeScheduled { return false }

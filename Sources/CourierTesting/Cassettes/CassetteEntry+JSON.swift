@@ -10,6 +10,7 @@ import Foundation
 extension CassetteEntry {
     func write(to json: inout JSONWriter) throws {
         json.beginObject()
+        if let webSocket { try Self.write(webSocket, to: &json) }
         json.literalKey("cache")
         json.beginObject()
         json.endObject()
@@ -56,8 +57,54 @@ extension CassetteEntry {
         json.literalKey("queryString")
         Self.writePairs(request.url.queryPairs, to: &json)
         json.literalKey("url")
-        json.write(request.url.absoluteString)
+        json.write(webSocket == nil ? request.url.absoluteString : Self.webSocketURL(request.url))
         json.endObject()
+    }
+
+    /// A session's members, which sort before the others: `_resourceType`, `_webSocketClose`
+    /// (Courier's own), `_webSocketMessages` (Chrome's form: binary data in base64).
+    private static func write(_ webSocket: RecordedWebSocket, to json: inout JSONWriter) throws {
+        json.literalKey("_resourceType")
+        json.write("websocket")
+        if let close = webSocket.close {
+            json.literalKey("_webSocketClose")
+            json.beginObject()
+            json.literalKey("code")
+            json.write(Int(close.code.rawValue))
+            json.literalKey("reason")
+            json.write(close.reason)
+            json.endObject()
+        }
+        json.literalKey("_webSocketMessages")
+        json.beginArray()
+        for recorded in webSocket.messages {
+            json.element()
+            json.beginObject()
+            json.literalKey("data")
+            switch recorded.message {
+            case .text(let text): json.write(text)
+            case .binary(let data): json.write(data.base64EncodedString())
+            }
+            json.literalKey("opcode")
+            if case .text = recorded.message { json.write(1) } else { json.write(2) }
+            json.literalKey("time")
+            try json.write(recorded.time)
+            json.literalKey("type")
+            json.write(recorded.sent ? "send" : "receive")
+            json.endObject()
+        }
+        json.endArray()
+    }
+
+    /// `url` with the WebSocket scheme Chrome writes for a session: `ws` for http, `wss` for https.
+    private static func webSocketURL(_ url: URL) -> String {
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        switch url.scheme?.lowercased() {
+        case "http": components?.scheme = "ws"
+        case "https": components?.scheme = "wss"
+        default: break
+        }
+        return components?.url?.absoluteString ?? url.absoluteString
     }
 
     private func writeResponse(to json: inout JSONWriter) {

@@ -20,6 +20,8 @@ struct CassetteEntry: Sendable {
     /// write blocked, cancelled and failed requests): how it failed. A request matching it fails
     /// the same way.
     var failure: Failure?
+    /// For a WebSocket session (a `101`): its messages and close.
+    var webSocket: RecordedWebSocket?
     /// The request's path as sent, decoded (``CassetteMatching/lookupPath(_:)``), made once.
     private(set) var lookupPath: [UInt8]
 
@@ -34,7 +36,7 @@ struct CassetteEntry: Sendable {
 
     init(
         request: TransportRequest, status: Int, statusText: String, headers: HTTPHeaders, body: Data, startedDateTime: String,
-        timings: HARTimings, time: Double, failure: Failure? = nil
+        timings: HARTimings, time: Double, failure: Failure? = nil, webSocket: RecordedWebSocket? = nil
     ) {
         self.request = request
         self.status = status
@@ -45,8 +47,24 @@ struct CassetteEntry: Sendable {
         self.timings = timings
         self.time = time
         self.failure = failure
+        self.webSocket = webSocket
         lookupPath = CassetteMatching.lookupPath(request.url)
     }
+}
+
+/// A recorded WebSocket session: the messages each way in order, and the server's close.
+struct RecordedWebSocket: Sendable {
+    struct Message: Sendable {
+        /// Whether the app sent it (`send`), else the server (`receive`).
+        var sent: Bool
+        /// Seconds since 1970.
+        var time: Double
+        var message: WebSocketMessage
+    }
+
+    var messages: [Message]
+    /// The code and reason of the server's close frame, when the session ended with one.
+    var close: (code: WebSocketCloseCode, reason: String)?
 }
 
 extension CassetteEntry {
@@ -55,8 +73,14 @@ extension CassetteEntry {
         func problem(_ what: String) -> CourierError {
             CourierError(.cassetteInvalid, "The cassette \(file.path) cannot be read: entry \(index) \(what).")
         }
-        guard let url = URL(string: entry.request.url), url.scheme != nil else {
+        guard var url = URL(string: entry.request.url), let scheme = url.scheme else {
             throw problem("has the URL \"\(entry.request.url)\", which is not an absolute URL")
+        }
+        // A WebSocket's URL (Chrome writes ws and wss) is matched as the http or https a request names.
+        if let plain = ["ws": "http", "wss": "https"][scheme.lowercased()] {
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+            components?.scheme = plain
+            url = components?.url ?? url
         }
         let response = entry.response ?? HARResponse.none
         guard response.status == 0 || (100...999).contains(response.status) else {
@@ -97,7 +121,38 @@ extension CassetteEntry {
         }
         self.init(
             request: request, status: response.status, statusText: response.statusText, headers: headers, body: body,
-            startedDateTime: entry.startedDateTime, timings: entry.timings, time: entry.time, failure: failure)
+            startedDateTime: entry.startedDateTime, timings: entry.timings, time: entry.time, failure: failure,
+            webSocket: try Self.webSocket(entry, problem: problem))
+    }
+
+    /// The WebSocket session an entry records (`_resourceType: "websocket"`, `_webSocketMessages`):
+    /// text and binary messages; other opcodes (control frames, which some tools write) are left out.
+    private static func webSocket(_ entry: HAREntry, problem: (String) -> CourierError) throws(CourierError) -> RecordedWebSocket? {
+        guard entry.resourceType?.lowercased() == "websocket" || entry.webSocketMessages != nil else { return nil }
+        var messages: [RecordedWebSocket.Message] = []
+        for (index, recorded) in (entry.webSocketMessages ?? []).enumerated() {
+            let sent: Bool
+            switch recorded.type.lowercased() {
+            case "send": sent = true
+            case "receive": sent = false
+            default: throw problem("has WebSocket message \(index) of type \"\(recorded.type)\" (send or receive)")
+            }
+            let message: WebSocketMessage
+            switch recorded.opcode {
+            case 1: message = .text(recorded.data)
+            case 2:
+                guard let bytes = Data(base64Encoded: recorded.data, options: .ignoreUnknownCharacters) else {
+                    throw problem("has binary WebSocket message \(index), whose data is not base64")
+                }
+                message = .binary(bytes)
+            default: continue
+            }
+            messages.append(RecordedWebSocket.Message(sent: sent, time: recorded.time, message: message))
+        }
+        let close = entry.webSocketClose.flatMap { close in
+            UInt16(exactly: close.code).map { (code: WebSocketCloseCode(rawValue: $0), reason: close.reason) }
+        }
+        return RecordedWebSocket(messages: messages, close: close)
     }
 
     /// Whether `body` is still in the content coding `headers` name: never for a body the file

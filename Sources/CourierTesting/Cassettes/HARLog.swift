@@ -53,10 +53,19 @@ struct HAREntry: Decodable, Sendable {
     var timings: HARTimings
     /// Why the request failed, where a tool writes it on the entry (`_error`).
     var error: String?
+    /// `websocket` for a WebSocket session (`_resourceType`, as Chrome and mitmproxy write it).
+    var resourceType: String?
+    /// A WebSocket session's messages (`_webSocketMessages`).
+    var webSocketMessages: [HARWebSocketMessage]?
+    /// How a recorded WebSocket session closed (`_webSocketClose`, Courier's own).
+    var webSocketClose: HARWebSocketClose?
 
     enum CodingKeys: String, CodingKey {
         case startedDateTime, time, request, response, timings
         case error = "_error"
+        case resourceType = "_resourceType"
+        case webSocketMessages = "_webSocketMessages"
+        case webSocketClose = "_webSocketClose"
     }
 
     init(from decoder: any Decoder) throws {
@@ -67,7 +76,38 @@ struct HAREntry: Decodable, Sendable {
         response = try container.decodeIfPresent(HARResponse.self, forKey: .response)
         timings = try container.decodeIfPresent(HARTimings.self, forKey: .timings) ?? HARTimings(wait: time)
         error = try? container.decodeIfPresent(String.self, forKey: .error)
+        resourceType = try? container.decodeIfPresent(String.self, forKey: .resourceType)
+        webSocketMessages = try container.decodeIfPresent([HARWebSocketMessage].self, forKey: .webSocketMessages)
+        webSocketClose = try? container.decodeIfPresent(HARWebSocketClose.self, forKey: .webSocketClose)
     }
+}
+
+/// `entry._webSocketMessages[]`: one message of a WebSocket session, as Chrome writes it. `type`
+/// is `send` or `receive`, `time` seconds since 1970, `opcode` 1 (text, `data` as it is) or 2
+/// (binary, `data` in base64).
+struct HARWebSocketMessage: Decodable, Sendable {
+    var type: String
+    var time: Double
+    var opcode: Int
+    var data: String
+
+    enum CodingKeys: String, CodingKey {
+        case type, time, opcode, data
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        type = try container.decode(String.self, forKey: .type)
+        time = (try? container.decodeIfPresent(Double.self, forKey: .time)) ?? 0
+        opcode = try container.decode(Int.self, forKey: .opcode)
+        data = try container.decodeIfPresent(String.self, forKey: .data) ?? ""
+    }
+}
+
+/// `entry._webSocketClose`: the close code and reason the server's close frame carried.
+struct HARWebSocketClose: Decodable, Sendable {
+    var code: Int
+    var reason: String
 }
 
 /// `entry.request`.

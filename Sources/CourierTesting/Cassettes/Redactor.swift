@@ -99,6 +99,19 @@ struct Redactor: Sendable {
         return text
     }
 
+    /// `session` with every secret learnt replaced in its messages and close reason.
+    func scrub(_ session: RecordedWebSocket) -> RecordedWebSocket {
+        var session = session
+        for index in session.messages.indices {
+            switch session.messages[index].message {
+            case .text(let text): session.messages[index].message = .text(scrub(text))
+            case .binary(let data): session.messages[index].message = .binary(scrub(data))
+            }
+        }
+        session.close = session.close.map { ($0.code, scrub($0.reason)) }
+        return session
+    }
+
     /// `data` with every known secret replaced, as bytes.
     func scrub(_ data: Data) -> Data {
         guard !forms.isEmpty else { return data }
