@@ -118,6 +118,26 @@ struct WebSocketFaultTests {
         }
     }
 
+    /// A server that reads the handshake and closes without answering (a lost connection), or
+    /// after half a status line (an invalid response): the handshake fails at once, not at its
+    /// timeout.
+    @Test(arguments: [("", ErrorClassification.connectionLost), ("HTTP/1.1 10", .invalidResponse)])
+    func aServerThatClosesWithoutAnsweringFailsAtOnce(partial: String, expected: ErrorClassification) async throws {
+        let server = try HostileServer { connection in
+            guard connection.readHead() != nil else { return }
+            connection.write(partial)
+        }
+        defer { server.stop() }
+        try await TransportKind.asyncHTTPClient.with { transport in
+            let client = APIClient(baseURL: server.baseURL, transport: transport)
+            var request = Request<Data>(.get, "ws")
+            request.timeout = 600
+            request.retryPolicy = RetryPolicy.none
+            let error = await #expect(throws: CourierError.self) { try await client.webSocket(request) }
+            #expect(error?.classification == expected, "\(String(describing: error))")
+        }
+    }
+
     /// A server that completes the handshake and then never answers a ping: the app's ping times
     /// out after one interval, and the connection is lost after about two (Autobahn 2: pings and
     /// pongs).

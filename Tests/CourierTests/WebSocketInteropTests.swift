@@ -6,9 +6,10 @@ import MetricsTestKit
 import Testing
 import Tracing
 
-/// WebSockets against a server nobody here wrote: the `websockets` package's asyncio server
-/// (`Scripts/websocket-servers.py`, from PyPI), with and without permessage-deflate, on
-/// async-http-client (URLSession on Linux has no WebSocket).
+/// WebSockets against servers nobody here wrote, from PyPI: the `websockets` package's asyncio
+/// server (`Scripts/websocket-servers.py`), Autobahn's server and a FastAPI endpoint under uvicorn
+/// (`Scripts/websocket-apps.py`), with and without permessage-deflate, on async-http-client
+/// (URLSession on Linux has no WebSocket).
 @Suite(.timeLimit(.minutes(5)))
 struct WebSocketInteropTests {
     static func start(compression: Bool) async throws -> ToolServer {
@@ -45,6 +46,72 @@ struct WebSocketInteropTests {
             }
             try await socket.close()
             #expect(socket.closeCode == .normalClosure)
+        }
+        await server.stop()
+    }
+
+    /// Autobahn's server, with its own permessage-deflate and its messages sent in frames of at
+    /// most 64 KiB: text and binary up to 4 MiB echoed whole, then close codes both ways.
+    @Test(arguments: [true, false])
+    func autobahnEchoesFragmentedAndCloses(compression: Bool) async throws {
+        let server = try await ToolServer.start(python: "websocket-apps.py", ["autobahn"] + (compression ? [] : ["--no-compression"]), in: .websockets)
+        defer { Task { await server.stop() } }
+        try await TransportKind.asyncHTTPClient.with { transport in
+            let client = Self.client(server, transport)
+            let socket = try await client.webSocket(Request(.get, "echo"))
+            #expect((socket.headers["Sec-WebSocket-Extensions"]?.contains("permessage-deflate") ?? false) == compression)
+            var iterator = socket.makeAsyncIterator()
+            var generator = SystemRandomNumberGenerator()
+            for size in [0, 125, 126, 65_536, 65_537, 1 << 20, 4 << 20] {
+                let binary = Data((0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) })
+                try await socket.send(.binary(binary))
+                #expect(try await iterator.next() == .binary(binary), "binary of \(size) bytes")
+                let text = String(repeating: "é", count: size / 2)
+                try await socket.send(.text(text))
+                #expect(try await iterator.next() == .text(text), "text of \(size / 2) characters")
+            }
+            try await socket.ping()
+            try await socket.send(.text("close 4100 autobahn is done"))
+            #expect(try await iterator.next() == nil)
+            #expect(socket.closeCode == WebSocketCloseCode(rawValue: 4100) && socket.closeReason == "autobahn is done")
+
+            let closedByApp = try await client.webSocket(Request(.get, "echo"))
+            try await closedByApp.close(.goingAway, reason: "app leaves")
+            #expect(closedByApp.closeCode == .normalClosure)  // Autobahn answers any close with 1000 unless told to echo
+            let missing = await #expect(throws: CourierError.self) { try await client.webSocket(Request(.get, "nowhere")) }
+            #expect(missing?.statusCode == 404)
+        }
+        await server.stop()
+    }
+
+    /// A FastAPI endpoint under uvicorn, as applications deploy one: the token header the client
+    /// holds reaches the handshake; without one the app refuses with 401 and its body, with a
+    /// wrong one with 403.
+    @Test func fastAPIEndpointTakesTheTokenAndRefusesWithout() async throws {
+        let server = try await ToolServer.start(python: "websocket-apps.py", ["fastapi"], in: .websockets)
+        defer { Task { await server.stop() } }
+        try await TransportKind.asyncHTTPClient.with { transport in
+            func client(_ token: String?) -> APIClient {
+                Self.client(server, transport) {
+                    $0.authenticationHeaders = ["Authorization"]
+                    $0.credentialStore = .inMemory(token.map { Credentials(headers: ["Authorization": $0], origin: server.url.origin) })
+                }
+            }
+            let socket = try await client("Bearer good").webSocket(Request(.get, "echo"))
+            var iterator = socket.makeAsyncIterator()
+            for message in [WebSocketMessage.text("from FastAPI"), .binary(Data(count: 300_000)), .text("")] {
+                try await socket.send(message)
+                #expect(try await iterator.next() == message)
+            }
+            try await socket.send(.text("close 4200 app closed"))
+            #expect(try await iterator.next() == nil)
+            #expect(socket.closeCode == WebSocketCloseCode(rawValue: 4200) && socket.closeReason == "app closed")
+
+            let missing = await #expect(throws: CourierError.self) { try await client(nil).webSocket(Request(.get, "echo")) }
+            #expect(missing?.statusCode == 401 && missing?.classification == .unauthorized, "\(String(describing: missing))")
+            #expect(missing?.bodyText == "token missing")
+            let wrong = await #expect(throws: CourierError.self) { try await client("Bearer bad").webSocket(Request(.get, "echo")) }
+            #expect(wrong?.statusCode == 403, "\(String(describing: wrong))")
         }
         await server.stop()
     }

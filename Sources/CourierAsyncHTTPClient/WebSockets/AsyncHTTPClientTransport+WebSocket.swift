@@ -69,6 +69,11 @@ extension AsyncHTTPClientTransport: WebSocketTransport {
             }
             if let mismatch = error as? PinMismatch { throw CourierError.untrustedServer(url, reason: mismatch.reason, underlyingError: error) }
             if let refusal = error as? NIOHTTP1ProxyConnectHandler.Error { throw Self.tunnelRefused(refusal, proxy: proxy, url: url) }
+            if let closed = error as? ChannelError, [.inappropriateOperationForState, .ioOnClosedChannel, .eof].contains(closed) {
+                throw CourierError(
+                    .connectionLost, "\(url.hostAndPort) closed the connection without answering the WebSocket handshake.", url: url,
+                    underlyingError: error)
+            }
             throw Self.courierError(for: error, request: request)
         }
         switch outcome {
@@ -334,7 +339,10 @@ final class WebSocketOpening: Sendable {
             })
         var pipeline = NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: configuration)
         pipeline.leftOverBytesStrategy = .forwardBytes
-        return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(configuration: pipeline)
+        let upgraded = try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(configuration: pipeline)
+        let upgradeHandler = try channel.pipeline.syncOperations.handler(type: NIOTypedHTTPClientUpgradeHandler<Outcome>.self)
+        try channel.pipeline.syncOperations.addHandler(ResponseHeadWatch(relay: relay.value), position: .before(upgradeHandler))
+        return upgraded
     }
 }
 
