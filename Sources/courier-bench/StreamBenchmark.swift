@@ -73,26 +73,20 @@ struct StreamBenchmark {
     /// A 1 GiB stream read at a tenth of an unhurried reader's speed; resident-memory growth.
     private func memory(_ name: String, client: APIClient) async throws {
         let size = Int64(options.scaled(1024, minimum: 16)) << 20
-        let clock = ContinuousClock()
-        // The unhurried reader's speed, on a tenth of the bytes.
-        let probe = clock.now
-        var probed: Int64 = 0
-        for try await piece in try await client.stream(Request(.get, "bytes/\(size / 10)")) { probed += Int64(piece.count) }
-        let seconds = max((clock.now - probe) / .seconds(1), 0.001)
-        let pace = Double(probed) / seconds / 10  // bytes a second
-        let before = MemoryStatus.read()
-        MemoryStatus.resetPeak()
-        let start = clock.now
-        var read: Int64 = 0
-        for try await piece in try await client.stream(Request(.get, "bytes/\(size)")) {
-            read += Int64(piece.count)
-            let due = start + .seconds(Double(read) / pace)
-            if due > clock.now { try await Task.sleep(until: due) }  // the slow reader's pace
+        let outcome = try await SlowReading.run {
+            var probed: Int64 = 0
+            for try await piece in try await client.stream(Request(.get, "bytes/\(size / 10)")) { probed += Int64(piece.count) }
+            return probed
+        } read: { took in
+            var read: Int64 = 0
+            for try await piece in try await client.stream(Request(.get, "bytes/\(size)")) {
+                read += Int64(piece.count)
+                try await took(Int64(piece.count))
+            }
+            return read
         }
-        guard read == size else { throw BenchError("\(read) of \(size) bytes") }
-        let peak = MemoryStatus.read()
-        let growth = Double(max(0, (peak.peakKB ?? peak.residentKB) - before.residentKB)) / 1024
-        print("stream.rss-growth.\(name) mb=\(String(format: "%.1f", growth)) size=\(size) pace=\(Int(pace / 1_048_576))MiB/s")
+        guard outcome.bytes == size else { throw BenchError("\(outcome.bytes) of \(size) bytes") }
+        print("stream.rss-growth.\(name) \(outcome.figures)")
     }
 
     /// Events counted by hand in async-http-client's body sequence: blank lines (LF LF).

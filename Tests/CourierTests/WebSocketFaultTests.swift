@@ -118,6 +118,57 @@ struct WebSocketFaultTests {
         }
     }
 
+    /// Backpressure: a server (our own, on a raw socket) floods 1 GiB in 64 KiB binary messages
+    /// while the reader has stopped after the first one. The reading from the socket stops too:
+    /// the server finds the connection's buffers full (for 3 seconds on end) with at most 48 MiB
+    /// sent, the kernel's socket buffers included, and every byte still arrives in order once the
+    /// reader goes on.
+    @Test func aReaderThatStopsStopsTheReadingFromTheSocket() async throws {
+        let total = 1 << 30
+        let piece = 1 << 16
+        let (stalls, stalled) = AsyncStream.makeStream(of: Int?.self)
+        let server = try HostileServer { connection in
+            guard let head = connection.readHead() else { return }
+            connection.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(Self.accept(for: head))\r\n\r\n")
+            var frame = Data([0x82, 127, 0, 0, 0, 0, 0, 1, 0, 0])  // FIN, binary, a 64-bit length of 65,536
+            frame.append(Data((0..<piece).map { UInt8($0 % 251) }))
+            var sent = 0
+            var reported = false
+            for _ in 0..<(total / piece) {
+                let stall = connection.sendNoticingStall(frame)
+                if stall, !reported {
+                    reported = true
+                    stalled.yield(sent)
+                }
+                sent += frame.count
+            }
+            if !reported { stalled.yield(nil) }
+            connection.write(Data([0x88, 2, 0x03, 0xE8]))  // close, 1000
+            _ = connection.read(64)
+        }
+        defer { server.stop() }
+        try await TransportKind.asyncHTTPClient.with { transport in
+            var options = WebSocketOptions()
+            options.compression = false
+            options.pingInterval = nil
+            let socket = try await APIClient(baseURL: server.baseURL, transport: transport).webSocket(Request(.get, "ws"), options: options)
+            var iterator = socket.makeAsyncIterator()
+            var received = 0
+            if case .binary(let first)? = try await iterator.next() { received += first.count }
+            var reports = stalls.makeAsyncIterator()
+            let sentWhenStalled = try #require(await reports.next() ?? nil, "the server sent all 1 GiB to a reader that had stopped")
+            #expect(sentWhenStalled <= 48 << 20, "\(sentWhenStalled >> 20) MiB were sent to a reader that had stopped")
+            var ordered = true
+            while let message = try await iterator.next() {
+                guard case .binary(let data) = message else { continue }
+                ordered = ordered && data.count == piece && data.first == 0 && data.last == UInt8((piece - 1) % 251)
+                received += data.count
+            }
+            #expect(received == total && ordered)
+            #expect(socket.closeCode == .normalClosure)
+        }
+    }
+
     /// A server that reads the handshake and closes without answering (a lost connection), or
     /// after half a status line (an invalid response): the handshake fails at once, not at its
     /// timeout.

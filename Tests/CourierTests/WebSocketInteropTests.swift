@@ -23,6 +23,20 @@ struct WebSocketInteropTests {
         return APIClient(configuration: configuration, transport: transport)
     }
 
+    /// Sends random binary messages of `sizes` bytes, and text of half as many two-byte
+    /// characters, each echoed whole before the next.
+    static func echoes(_ socket: WebSocket, _ iterator: inout WebSocket.AsyncIterator, sizes: [Int]) async throws {
+        var generator = SystemRandomNumberGenerator()
+        for size in sizes {
+            let binary = Data((0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            try await socket.send(.binary(binary))
+            #expect(try await iterator.next() == .binary(binary), "binary of \(size) bytes")
+            let text = String(repeating: "ж", count: size / 2)
+            try await socket.send(.text(text))
+            #expect(try await iterator.next() == .text(text), "text of \(size / 2) characters")
+        }
+    }
+
     /// Text and binary from 0 bytes to 16 MiB, each echoed whole; the server's extension answer
     /// says whether compression was negotiated.
     @Test(arguments: [true, false])
@@ -35,15 +49,7 @@ struct WebSocketInteropTests {
             let socket = try await Self.client(server, transport).webSocket(Request(.get, "echo"), options: options)
             #expect((socket.headers["Sec-WebSocket-Extensions"]?.contains("permessage-deflate") ?? false) == compression)
             var iterator = socket.makeAsyncIterator()
-            var generator = SystemRandomNumberGenerator()
-            for size in [0, 1, 125, 126, 65_535, 65_536, 1 << 20, 16 << 20] {
-                let binary = Data((0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) })
-                try await socket.send(.binary(binary))
-                #expect(try await iterator.next() == .binary(binary), "binary of \(size) bytes")
-                let text = String(repeating: "ж", count: size / 2)
-                try await socket.send(.text(text))
-                #expect(try await iterator.next() == .text(text), "text of \(size / 2) characters")
-            }
+            try await Self.echoes(socket, &iterator, sizes: [0, 1, 125, 126, 65_535, 65_536, 1 << 20, 16 << 20])
             try await socket.close()
             #expect(socket.closeCode == .normalClosure)
         }
@@ -61,15 +67,7 @@ struct WebSocketInteropTests {
             let socket = try await client.webSocket(Request(.get, "echo"))
             #expect((socket.headers["Sec-WebSocket-Extensions"]?.contains("permessage-deflate") ?? false) == compression)
             var iterator = socket.makeAsyncIterator()
-            var generator = SystemRandomNumberGenerator()
-            for size in [0, 125, 126, 65_536, 65_537, 1 << 20, 4 << 20] {
-                let binary = Data((0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) })
-                try await socket.send(.binary(binary))
-                #expect(try await iterator.next() == .binary(binary), "binary of \(size) bytes")
-                let text = String(repeating: "é", count: size / 2)
-                try await socket.send(.text(text))
-                #expect(try await iterator.next() == .text(text), "text of \(size / 2) characters")
-            }
+            try await Self.echoes(socket, &iterator, sizes: [0, 125, 126, 65_536, 65_537, 1 << 20, 4 << 20])
             try await socket.ping()
             try await socket.send(.text("close 4100 autobahn is done"))
             #expect(try await iterator.next() == nil)

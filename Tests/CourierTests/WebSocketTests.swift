@@ -68,6 +68,41 @@ struct WebSocketTests {
         }
     }
 
+    /// `/ws/bytes/{count}`: the bytes of `/bytes/{count}` in 64 KiB binary messages, then 1000.
+    @Test func bytesRouteSendsTheCountInPieces() async throws {
+        try await withServer { server in
+            try await TransportKind.asyncHTTPClient.with { transport in
+                let socket = try await server.client(transport).webSocket(Request(.get, "ws/bytes/200000"))
+                var sizes: [Int] = []
+                var bytes = Data()
+                for try await message in socket {
+                    if case .binary(let data) = message {
+                        sizes.append(data.count)
+                        bytes.append(data)
+                    }
+                }
+                #expect(sizes == [65_536, 65_536, 65_536, 3_392])
+                #expect(bytes == Data((0..<200_000).map { UInt8($0 % 251) }))
+                #expect(socket.closeCode == .normalClosure && socket.closeReason == "done")
+            }
+        }
+    }
+
+    /// A reader that keeps pace with the connection never lets the inbox empty; the messages it
+    /// has read must still be let go (they once stayed queued until the queue emptied, so a slow
+    /// reader of 1 GiB kept most of it in memory).
+    @Test func theInboxLetsGoOfWhatWasRead() async throws {
+        let inbox = WebSocketInbox(limit: 1 << 20)
+        for _ in 0..<3 { _ = await inbox.push(.binary(Data(count: 1024))) }
+        var largest = 0
+        for number in 0..<10_000 {
+            #expect(await inbox.push(.text("message \(number)")))
+            _ = try await inbox.next()
+            largest = max(largest, inbox.slots)
+        }
+        #expect(largest <= 130, "\(largest) slots kept")
+    }
+
     @Test func clientClosesWithItsCodeAndSendsNoMore() async throws {
         try await withServer { server in
             try await TransportKind.asyncHTTPClient.with { transport in

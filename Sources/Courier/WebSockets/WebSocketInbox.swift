@@ -8,7 +8,9 @@ import Foundation
 /// still read (unless dropped), then the failure is thrown once, then `nil`.
 package final class WebSocketInbox: Sendable {
     private struct State {
-        var queue: [WebSocketMessage] = []
+        /// The queue from `head` on; the slots before it are taken (emptied at once, so that a
+        /// message read is let go at once) and dropped when they are the larger part.
+        var queue: [WebSocketMessage?] = []
         var head = 0
         var bytes = 0
         var reader: CheckedContinuation<Result<WebSocketMessage?, CourierError>, Never>?
@@ -16,12 +18,15 @@ package final class WebSocketInbox: Sendable {
         var end: End?
 
         mutating func takeFirst() -> WebSocketMessage? {
-            guard head < queue.count else { return nil }
-            let message = queue[head]
+            guard head < queue.count, let message = queue[head] else { return nil }
+            queue[head] = nil
             head += 1
             bytes -= message.size
             if head == queue.count {
                 queue.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 64, head * 2 >= queue.count {
+                queue.removeFirst(head)
                 head = 0
             }
             return message
@@ -47,6 +52,10 @@ package final class WebSocketInbox: Sendable {
     package init(limit: Int = 1 << 20) {
         self.limit = limit
     }
+
+    /// The slots the queue keeps, read ones included until they are dropped (for tests: a reader
+    /// that never lets the queue empty must not keep every message it read).
+    package var slots: Int { state.withLock { $0.queue.count } }
 
     /// Queues `message` for the reader, waiting while the queue is full; `false` once the inbox
     /// has ended (the reading task should stop).

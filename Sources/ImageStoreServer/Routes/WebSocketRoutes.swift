@@ -12,6 +12,9 @@ import HummingbirdWebSocket
 ///   HTTP routes take them; the handshake's 101 carries the rotated token. Refused otherwise:
 ///   hummingbird-websocket answers every refused upgrade with 400 and no body): `hello EMAIL`, then `tick 1` … `tick N` (`?count=`, 3 by default), then a close
 ///   with 1000 and `done`.
+/// - `GET /ws/bytes/{count}`: sends `count` bytes (at most 2^32), byte `i` being `i % 251` as on
+///   `/bytes`, in binary messages of 64 KiB (the last one shorter), as fast as the client reads
+///   them, then closes with 1000 and `done`.
 struct WebSocketRoutes: Sendable {
     let accounts: AccountStore
 
@@ -32,6 +35,22 @@ struct WebSocketRoutes: Sendable {
                 case .binary(let buffer): try await outbound.writeBinaryMessage(buffer)
                 }
             }
+        }
+        router.ws("ws/bytes/{count}") { _, outbound, context in
+            let requested = context.requestContext.parameters.get("count", as: Int.self) ?? -1
+            guard (0...(1 << 32)).contains(requested) else {
+                try await outbound.close(.policyViolation, reason: "count must be between 0 and 2^32")
+                return
+            }
+            let chunk = DiagnosticRoutes.chunkSize
+            var offset = 0
+            while offset < requested {
+                let size = min(chunk, requested - offset)
+                guard let piece = DiagnosticRoutes.pattern.getSlice(at: offset % 251, length: size) else { break }
+                try await outbound.writeBinaryMessage(piece)
+                offset += size
+            }
+            try await outbound.close(.normalClosure, reason: "done")
         }
         let accounts = accounts
         router.ws("ws/feed") { request, _ in

@@ -140,6 +140,28 @@ final class HostileConnection: @unchecked Sendable {
         }
     }
 
+    /// Sends `data`, and says whether the client stopped reading first: `true` when the kernel's
+    /// buffers stayed full for `patience` seconds (the rest is then sent once the client reads
+    /// again), `false` when all of it went without such a wait.
+    func sendNoticingStall(_ data: Data, patience: Int32 = 3) -> Bool {
+        var stalled = false
+        data.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let sent = send(fd, bytes.baseAddress!.advanced(by: offset), bytes.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                if sent > 0 {
+                    offset += sent
+                    continue
+                }
+                guard sent < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else { return }
+                var fds = [pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)]
+                let ready = poll(&fds, 1, stalled ? -1 : patience * 1000)
+                if ready == 0 { stalled = true }
+            }
+        }
+        return stalled
+    }
+
     /// Holds the connection open, sending nothing, until the client closes it or the server stops.
     func holdStill() {
         var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: stop, events: Int16(POLLIN), revents: 0)]
