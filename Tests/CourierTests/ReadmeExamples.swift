@@ -410,11 +410,11 @@ import Foundation
 import Logging
 import PostgresNIO
 
-func makeFleetClient(apiURL: URL, database: PostgresClient) throws -> APIClient {
+func makeFleetClient(apiURL: URL, database: PostgresClient, storeTimeout: Duration = .seconds(1)) throws -> APIClient {
     // `database.run()` runs for as long as the service does (in its service group, or a task).
     var storeConfiguration = PostgresCacheStore.Configuration()
     storeConfiguration.maximumEntrySize = 1 << 20     // larger bodies are not cached
-    storeConfiguration.timeout = .seconds(1)          // slower than this: go without the cache
+    storeConfiguration.timeout = storeTimeout         // slower than this: go without the cache
     let store = try PostgresCacheStore(client: database, configuration: storeConfiguration)
 
     var configuration = ClientConfiguration(baseURL: apiURL)
