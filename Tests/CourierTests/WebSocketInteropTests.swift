@@ -10,7 +10,7 @@ import Tracing
 /// server (`Scripts/websocket-servers.py`), Autobahn's server and a FastAPI endpoint under uvicorn
 /// (`Scripts/websocket-apps.py`), with and without permessage-deflate, on async-http-client
 /// (URLSession on Linux has no WebSocket).
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(15)))  // on a fresh clone, a first test waits for the PyPI installs queued before its own
 struct WebSocketInteropTests {
     static func start(compression: Bool) async throws -> ToolServer {
         try await ToolServer.start(python: "websocket-servers.py", compression ? [] : ["--no-compression"], in: .websockets)

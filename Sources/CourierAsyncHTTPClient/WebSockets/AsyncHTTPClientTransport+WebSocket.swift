@@ -322,7 +322,12 @@ final class WebSocketOpening: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let compressed = response.headers["Sec-WebSocket-Extensions"].contains { $0.lowercased().contains("permessage-deflate") }
                     try channel.pipeline.syncOperations.addHandler(ServerFrameCheck(compressed: compressed, pongs: pongs))
-                    let upgraded = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(wrappingChannelSynchronously: channel)
+                    // Frames wait here only until the connection's task takes them (the inbox is
+                    // the queue): a frame or two, not NIO's default ten, bounds what a server that
+                    // sends frames of the largest message size can make the client hold.
+                    let upgraded = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(
+                        wrappingChannelSynchronously: channel,
+                        configuration: .init(backPressureStrategy: .init(lowWatermark: 1, highWatermark: 2)))
                     // After this turn of the loop, which hands the upgraded pipeline the frames buffered meanwhile.
                     channel.eventLoop.execute { relay.value.release() }
                     return .upgraded(upgraded, response)

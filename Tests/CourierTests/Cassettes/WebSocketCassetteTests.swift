@@ -9,7 +9,7 @@ import Testing
 /// WebSocket sessions in HAR cassettes, as Chrome writes them (`_resourceType: "websocket"`,
 /// `_webSocketMessages`): recorded by `RecordingTransport` against the sample server and replayed
 /// with the server gone; a session mitmproxy recorded (its HAR export, from PyPI) replays too.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(15)))  // on a fresh clone, a first test waits for the PyPI installs queued before its own
 struct WebSocketCassetteTests {
     static let binary = Data([0, 1, 2, 250, 255])
 

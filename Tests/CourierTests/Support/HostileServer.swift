@@ -140,11 +140,11 @@ final class HostileConnection: @unchecked Sendable {
         }
     }
 
-    /// Sends `data`, and says whether the client stopped reading first: `true` when the kernel's
-    /// buffers stayed full for `patience` seconds (the rest is then sent once the client reads
-    /// again), `false` when all of it went without such a wait.
-    func sendNoticingStall(_ data: Data, patience: Int32 = 3) -> Bool {
-        var stalled = false
+    /// Sends `data`, calling `stalled` (once, at the moment) when the client has stopped reading:
+    /// the kernel's buffers stayed full for `patience` seconds. The rest is then sent once the
+    /// client reads again.
+    func sendNoticingStall(_ data: Data, patience: Int32 = 3, stalled: () -> Void) {
+        var noticed = false
         data.withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {
@@ -155,11 +155,12 @@ final class HostileConnection: @unchecked Sendable {
                 }
                 guard sent < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else { return }
                 var fds = [pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)]
-                let ready = poll(&fds, 1, stalled ? -1 : patience * 1000)
-                if ready == 0 { stalled = true }
+                if poll(&fds, 1, noticed ? -1 : patience * 1000) == 0, !noticed {
+                    noticed = true
+                    stalled()
+                }
             }
         }
-        return stalled
     }
 
     /// Holds the connection open, sending nothing, until the client closes it or the server stops.

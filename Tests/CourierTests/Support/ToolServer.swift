@@ -78,10 +78,12 @@ final class ToolServer: Sendable {
     static func start(proxyFor user: String, password: String) async throws -> ToolServer {
         let proxy = try await TestTools.program(.proxy)
         // Its debug log says where it listens; one acceptor and one worker are plenty for a test.
+        // It drops a connection idle for 10 seconds by default, which a loaded machine can reach
+        // between a tunnel's opening and the server's first answer: 5 minutes instead.
         return try await start(
             ChildProcess.watched(proxy, [
                 "--hostname", "127.0.0.1", "--port", "0", "--basic-auth", "\(user):\(password)",
-                "--num-acceptors", "1", "--num-workers", "1", "--log-level", "d",
+                "--num-acceptors", "1", "--num-workers", "1", "--log-level", "d", "--timeout", "300",
             ]),
             ready: #"Listening on 127\.0\.0\.1:[0-9]+"#)
     }
