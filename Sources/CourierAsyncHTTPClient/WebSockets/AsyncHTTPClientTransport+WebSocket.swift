@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Courier
 import Foundation
 import HTTPTypes
@@ -205,8 +206,8 @@ final class WebSocketOpening: Sendable {
             var headers = NIOHTTP1.HTTPHeaders()
             headers.add(name: "Host", value: "\(self.host):\(port)")
             if let user = proxy.user {
-                let credentials = Data("\(user):\(proxy.password ?? "")".utf8).base64EncodedString()
-                headers.add(name: "Proxy-Authorization", value: "Basic \(credentials)")
+                let credentials = HTTPClient.Authorization.basic(username: user, password: proxy.password ?? "")
+                headers.add(name: "Proxy-Authorization", value: credentials.headerValue)
             }
             self.headers = headers
         }

@@ -185,13 +185,11 @@ final class ReplayedWebSocketConnection: WebSocketConnection {
             enum Step { case message(WebSocketMessage), end, wait }
             let step = state.withLock { state -> Step in
                 if state.ended { return .end }
+                if mustWait(state) { return .wait }
                 if state.delivered < arrivals.count {
-                    let next = arrivals[state.delivered]
-                    guard state.sent >= next.after else { return .wait }
                     state.delivered += 1
-                    return .message(next.message)
+                    return .message(arrivals[state.delivered - 1].message)
                 }
-                guard state.sent >= totalSent else { return .wait }
                 state.ended = true
                 state.closeFrame = close
                 return .end
@@ -203,7 +201,7 @@ final class ReplayedWebSocketConnection: WebSocketConnection {
                 await withCheckedContinuation { reader in
                     let ready = state.withLock { state in
                         // A send or close that came meanwhile: look again at once.
-                        guard !state.ended, state.sent < (state.delivered < arrivals.count ? arrivals[state.delivered].after : totalSent) else { return true }
+                        guard mustWait(state) else { return true }
                         state.reader = reader
                         return false
                     }
@@ -211,6 +209,12 @@ final class ReplayedWebSocketConnection: WebSocketConnection {
                 }
             }
         }
+    }
+
+    /// Whether the reader waits for the app: the next message (or the end) comes after sends
+    /// the app has not made yet.
+    private func mustWait(_ state: State) -> Bool {
+        !state.ended && state.sent < (state.delivered < arrivals.count ? arrivals[state.delivered].after : totalSent)
     }
 
     func send(_ message: WebSocketMessage) async throws(CourierError) {
