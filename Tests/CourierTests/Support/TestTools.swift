@@ -33,6 +33,8 @@ enum TestTools {
         case streams = "test-streams"
         /// websockets.
         case websockets = "test-websockets"
+        /// tuspyserver, FastAPI, uvicorn.
+        case uploads = "test-uploads"
         /// nginx, PostgreSQL's programs, proxy.py and cryptography (``program(_:)``, `Scripts/tls-tools.py`).
         case servers = "test-servers"
     }

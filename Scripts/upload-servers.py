@@ -1,0 +1,129 @@
+"""Resumable-upload servers that Courier did not write, for UploadResumeTests (installed by
+Scripts/install-test-tools.sh test-uploads): tuspyserver's tus 1.0 router (core, creation,
+termination) in FastAPI, on uvicorn, on a port of the kernel's choosing on 127.0.0.1. Prints
+"listening at 127.0.0.1:PORT" when it accepts connections.
+
+  /files/...            tuspyserver, storing in a temporary folder
+  /lying/...            the same router, whose PATCH answers claim 1000 bytes more than it stored
+  /flaky/...            the same router, but the first three PATCHes stop after 300 KiB of their
+                        body: the server keeps those bytes and the connection is cut without an answer
+  GET  /stats           {"patchBytes": N, "requests": M}: body bytes of every PATCH received, and
+                        the number of requests (the test's own /stats and /sha256 excluded)
+  GET  /sha256/{id}     the SHA-256 of what the upload {id} holds
+  POST /expire/{id}     forgets the upload {id}, as an expired one is forgotten
+"""
+import hashlib
+import os
+import socket
+import sys
+import tempfile
+
+import uvicorn
+from fastapi import FastAPI, HTTPException
+from tuspyserver import create_tus_router
+
+folder = tempfile.mkdtemp(prefix="courier-tus-")
+counts = {"patchBytes": 0, "requests": 0}
+drops = {"left": 3}
+DROP_AFTER = 300 * 1024
+
+app = FastAPI()
+app.include_router(create_tus_router(prefix="files", files_dir=folder))
+app.include_router(create_tus_router(prefix="lying", files_dir=folder))
+app.include_router(create_tus_router(prefix="flaky", files_dir=folder))
+
+
+class Dropped(Exception):
+    pass
+
+
+@app.get("/stats")
+def stats():
+    return counts
+
+
+def stored(upload: str) -> str:
+    if not upload.replace("-", "").isalnum():
+        raise HTTPException(status_code=400)
+    path = os.path.join(folder, upload)
+    if not os.path.exists(path):
+        raise HTTPException(status_code=404)
+    return path
+
+
+@app.get("/sha256/{upload}")
+def sha256(upload: str):
+    with open(stored(upload), "rb") as file:
+        return {"sha256": hashlib.sha256(file.read()).hexdigest(), "size": os.path.getsize(stored(upload))}
+
+
+@app.post("/expire/{upload}")
+def expire(upload: str):
+    for name in os.listdir(folder):
+        if name.startswith(upload):
+            os.remove(os.path.join(folder, name))
+    return {}
+
+
+def counting(inner):
+    """Counts requests and PATCH body bytes; under /lying, PATCH answers overstate the offset."""
+
+    async def application(scope, receive, send):
+        if scope["type"] != "http":
+            return await inner(scope, receive, send)
+        path = scope["path"]
+        if not (path.startswith("/stats") or path.startswith("/sha256") or path.startswith("/expire")):
+            counts["requests"] += 1
+        patch = scope["method"] == "PATCH"
+
+        drop = patch and path.startswith("/flaky/") and drops["left"] > 0
+        if drop:
+            drops["left"] -= 1
+        received = 0
+
+        async def receiving():
+            nonlocal received
+            message = await receive()
+            if patch and message["type"] == "http.request":
+                body = message.get("body", b"")
+                if drop and received + len(body) >= DROP_AFTER:
+                    # The rest of the body never reaches the router, which keeps what it got.
+                    message = {"type": "http.request", "body": body[: DROP_AFTER - received], "more_body": False}
+                    body = message["body"]
+                received += len(body)
+                counts["patchBytes"] += len(body)
+            return message
+
+        async def sending(message):
+            if drop and message["type"] == "http.response.start":
+                # A response begun and never finished: uvicorn cuts the connection.
+                await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"10")]})
+                raise Dropped()
+            if patch and path.startswith("/lying/") and message["type"] == "http.response.start":
+                headers = []
+                for name, value in message["headers"]:
+                    if name.lower() == b"upload-offset":
+                        value = str(int(value) + 1000).encode()
+                    headers.append((name, value))
+                message = dict(message, headers=headers)
+            await send(message)
+
+        return await inner(scope, receiving, sending)
+
+    return application
+
+
+def main():
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(128)
+    port = listener.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(counting(app), log_level="warning"))
+    # Ready before uvicorn starts: connections wait in the listen backlog until it accepts them.
+    print(f"listening at 127.0.0.1:{port}", flush=True)
+    server.run(sockets=[listener])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,370 @@
+import Foundation
+
+extension APIClient {
+    /// Uploads `file` so that a dropped connection, a failure or a relaunch resumes where the
+    /// server's copy stopped instead of sending the file again from its first byte.
+    ///
+    /// `request` creates the upload: its URL is the server's upload endpoint (tus: the creation
+    /// URL, such as `"files/"`), its headers go with the creation, and it is sent as a `POST` with no
+    /// body. Without an `Upload-Metadata` header of its own, the creation names the file
+    /// (`filename`, its last path component) and its type (`filetype`, `application/octet-stream`),
+    /// as tus clients do. The upload is kept under `identifier` (a file name of
+    /// your choice, such as `"video-42"`): call again with the same identifier, in this process or
+    /// after a relaunch, and it continues.
+    ///
+    /// - Each answer is checked before the next byte goes out. A server that confirms more than was
+    ///   sent fails with ``CourierError/Kind/invalidResponse`` and the upload is forgotten; an
+    ///   offset it did not confirm (a request that failed on its way, a `409`) is learnt again with
+    ///   `HEAD`, never assumed; an upload the server no longer has (`404`, `410`) starts again once.
+    /// - A failure on the way resumes under the request's or client's ``RetryPolicy`` (for every
+    ///   step, whatever its method: the offset is always learnt again first); its attempts count
+    ///   from the last one that moved the upload on.
+    /// - What is kept: the upload's URL, the file's length and modification date, the SHA-256 of the
+    ///   part the server confirmed, and that offset. A file that changed since (another length or
+    ///   date, or a confirmed part that reads differently) starts a new upload.
+    ///   ``resumableUploads()`` lists what is kept; ``logout()`` erases the user's.
+    /// - Upload progress counts the confirmed bytes against the file's length, once per piece.
+    /// - Every step goes through the pipeline like ``send(_:)``: credentials (refreshed on a `401`),
+    ///   hooks, metrics and a span per request; the failure an upload ends with is reported once.
+    ///
+    /// A `file` that is not a readable file, a `chunkSize` of 0 or less, a request with a body, an
+    /// identifier that is not a safe file name, or one whose upload already runs in this client
+    /// fails with ``CourierError/Kind/invalidRequest`` before anything is sent.
+    ///
+    /// - Parameter chunkSize: the bytes sent per request (tus `PATCH`), read from the file one piece
+    ///   at a time.
+    /// - Returns: the server's answer to the request that completed the upload.
+    public func upload(
+        _ request: Request<Data>, from file: URL, resuming identifier: String, using uploadProtocol: ResumableUploadProtocol = .tus,
+        chunkSize: Int = 4 << 20
+    ) async throws(CourierError) -> Response<Data> {
+        let scope = userScope
+        let claim = "upload:" + scope + "/" + identifier
+        var problem = Self.uploadProblem(request, file: file, identifier: identifier, chunkSize: chunkSize)
+        if problem == nil, !activeDownloads.withLock({ $0.insert(claim).inserted }) {
+            problem = CourierError(
+                .invalidRequest,
+                "The upload \(identifier) is already running in this client; wait for it (or cancel it) before starting it again. Nothing was sent.")
+        }
+        if let problem {
+            return try await recorded(request.settings) { _ throws(CourierError) -> Response<Data> in throw problem }
+        }
+        defer { activeDownloads.withLock { _ = $0.remove(claim) } }
+        return try await recorded(request.settings) { record throws(CourierError) -> Response<Data> in
+            var upload = try TusUpload(client: self, request: request, file: file, identifier: identifier, scope: scope, chunkSize: chunkSize)
+            let answer = try await upload.run()
+            _ = finish(&record, source: .network, statusCode: answer.statusCode)
+            return answer
+        }
+    }
+
+    /// The uploads kept for the current user, to resume (``upload(_:from:resuming:using:chunkSize:)``
+    /// with the same identifier) or discard.
+    public func resumableUploads() -> [ResumableUpload] {
+        uploadStore.list(scope: userScope)
+    }
+
+    /// Forgets the current user's upload `identifier`, and asks the server to delete what it holds
+    /// of it (tus termination); a server that cannot is not an error.
+    public func discardResumableUpload(_ identifier: String) async {
+        guard DownloadStore.problem(identifier: identifier, destination: URL(fileURLWithPath: "/"), sha256: nil) == nil else { return }
+        let scope = userScope
+        guard let record = uploadStore.record(identifier, scope: scope) else { return }
+        uploadStore.discard(identifier, scope: scope)
+        var delete = Request<Data>(.delete, record.uploadURL, headers: ["Tus-Resumable": TusUpload.version])
+        delete.retryPolicy = RetryPolicy.none
+        delete.suppressErrorAlert = true
+        _ = try? await send(delete)
+    }
+
+    var uploadStore: UploadStore { UploadStore(downloads: downloadStore) }
+
+    /// Why an upload cannot start, before anything is sent.
+    private static func uploadProblem(_ request: Request<Data>, file: URL, identifier: String, chunkSize: Int) -> CourierError? {
+        if let problem = DownloadStore.problem(identifier: identifier, destination: file, sha256: nil) {
+            return CourierError(.invalidRequest, problem.message.replacingOccurrences(of: "download", with: "upload"))
+        }
+        guard chunkSize > 0 else {
+            return CourierError(.invalidRequest, "The upload's chunk size is \(chunkSize); give a positive number of bytes. Nothing was sent.")
+        }
+        guard case .none = request.body.content else {
+            return CourierError(
+                .invalidRequest,
+                "The request that creates the upload \(identifier) has a body; the file is the body, so give none. Nothing was sent.")
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+              FileManager.default.isReadableFile(atPath: file.path)
+        else {
+            return CourierError(.invalidRequest, "The file \(file.path) to upload is not a readable file. Nothing was sent.")
+        }
+        return nil
+    }
+}
+
+/// One run of a tus 1.0 upload: the kept record read and checked, then creation, `HEAD` and
+/// `PATCH` requests until the server holds the whole file, resumed under the retry policy.
+struct TusUpload {
+    static let version = "1.0.0"
+
+    let client: APIClient
+    let request: Request<Data>
+    let file: URL
+    let identifier: String
+    let scope: String
+    let chunkSize: Int
+    let size: Int64
+    let modified: Double
+    let store: UploadStore
+    let progress: ProgressRelay?
+    /// What is kept, once the upload exists on the server.
+    var record: UploadStore.Record?
+    /// The digest of the part the server confirmed.
+    var digest: SentDigest
+    /// Whether the server's offset must be learnt before the next byte goes out.
+    var needsOffset: Bool
+    /// Fresh starts after the server forgot the upload.
+    var restarts = 0
+
+    init(client: APIClient, request: Request<Data>, file: URL, identifier: String, scope: String, chunkSize: Int) throws(CourierError) {
+        self.client = client
+        self.request = request
+        self.file = file
+        self.identifier = identifier
+        self.scope = scope
+        self.chunkSize = chunkSize
+        store = client.uploadStore
+        progress = request.uploadProgress.map {
+            ProgressRelay(handler: $0, queue: request.callbackQueue ?? client.configuration.callbackQueue)
+        }
+        do {
+            let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+            size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
+            modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        } catch {
+            throw CourierError(.invalidRequest, "The file \(file.path) to upload could not be read: \(error.localizedDescription). Nothing was sent.")
+        }
+        digest = SentDigest(file: file)
+        record = store.record(identifier, scope: scope)
+        // A kept upload continues only for the same file, unchanged: same length, same date, and a
+        // confirmed part that still reads the same.
+        if let kept = record {
+            var same = kept.protocolName == ResumableUploadProtocol.tus.name && kept.file == file.path && kept.size == size && kept.modified == modified
+            if same {
+                try digest.cover(upTo: kept.confirmed)
+                same = digest.hex == kept.sentSHA256
+            }
+            if !same {
+                store.discard(identifier, scope: scope)
+                record = nil
+                digest = SentDigest(file: file)
+            }
+        }
+        needsOffset = record != nil
+    }
+
+    /// Runs the upload to its end, resuming after failures under the retry policy.
+    mutating func run() async throws(CourierError) -> Response<Data> {
+        let policy = request.retryPolicy ?? client.configuration.retryPolicy
+        var schedule = AttemptSchedule(policy)
+        var confirmed = record?.confirmed ?? 0
+        progress?.report(TransferProgress(completed: confirmed, total: size))
+        while true {
+            do throws(CourierError) {
+                let answer = try await attempt()
+                store.discard(identifier, scope: scope)
+                await progress?.flush()
+                return answer
+            } catch {
+                needsOffset = record != nil
+                if let now = record?.confirmed, now > confirmed {
+                    confirmed = now
+                    schedule.progressed()
+                }
+                guard !Task.isCancelled, error.kind != .invalidRequest, error.kind != .invalidResponse,
+                      policy.retries(error.kind) || error.statusCode.map(policy.retries(statusCode:)) == true,
+                      let delay = schedule.retry(asked: RetryAfter.delay(error.headers?["Retry-After"]))
+                else { throw error }
+                try? await schedule.wait(delay)  // a cancellation ends the wait; the next step then fails as cancelled
+            }
+        }
+    }
+
+    /// Steps until the upload is whole or a step fails.
+    private mutating func attempt() async throws(CourierError) -> Response<Data> {
+        var stalls = 0
+        while true {
+            guard var current = record else {
+                let created = try await create()
+                if size == 0 { return created }
+                continue
+            }
+            if needsOffset {
+                let head: Response<Data>
+                do throws(CourierError) {
+                    head = try await step(.head, current.uploadURL)
+                } catch where Self.forgotten(error) {
+                    try forget(error)
+                    continue
+                }
+                if let length = head.headers["Upload-Length"].flatMap({ Int64($0) }), length != size {
+                    try forget(CourierError(.invalidResponse, "The server's upload \(identifier) is \(length) bytes long, not the file's \(size).", url: head.url))
+                    continue
+                }
+                let offset = try confirmedOffset(in: head, sent: max(current.confirmed, current.sending))
+                try digest.cover(upTo: offset)
+                try confirm(offset, in: &current)
+                needsOffset = false
+                if offset == size { return head }
+            }
+            let start = current.confirmed
+            let piece = try read(from: start, count: Int(min(Int64(chunkSize), size - start)))
+            current.sending = start + Int64(piece.count)
+            try store.save(current, identifier, scope: scope)
+            record = current
+            let answer: Response<Data>
+            do throws(CourierError) {
+                answer = try await step(
+                    .patch, current.uploadURL, body: .data(piece, contentType: "application/offset+octet-stream"),
+                    headers: ["Upload-Offset": String(start)])
+            } catch where Self.forgotten(error) {
+                try forget(error)
+                continue
+            } catch where error.statusCode == 409 {
+                // The server holds another offset than the one sent: learnt again.
+                needsOffset = true
+                stalls += 1
+                if stalls > 3 { throw error }
+                continue
+            }
+            let offset = try confirmedOffset(in: answer, sent: current.sending)
+            guard offset > start else {
+                needsOffset = true
+                stalls += 1
+                if stalls > 3 {
+                    throw CourierError(.invalidResponse, "The server took none of the upload \(identifier)'s bytes at \(start), four times over.", url: answer.url)
+                }
+                continue
+            }
+            stalls = 0
+            if digest.covered != start { try digest.cover(upTo: start) }
+            digest.cover(piece.prefix(Int(offset - start)))
+            try confirm(offset, in: &current)
+            if offset == size { return answer }
+        }
+    }
+
+    /// Creates the upload on the server and keeps it.
+    private mutating func create() async throws(CourierError) -> Response<Data> {
+        var creation = request
+        creation.method = .post
+        creation.headers["Tus-Resumable"] = Self.version
+        creation.headers["Upload-Length"] = String(size)
+        if creation.headers["Upload-Metadata"] == nil {
+            // What tus clients send unless told otherwise, and some servers require.
+            let name = Data(file.lastPathComponent.utf8).base64EncodedString()
+            creation.headers["Upload-Metadata"] = "filename \(name),filetype \(Data("application/octet-stream".utf8).base64EncodedString())"
+        }
+        creation.retryPolicy = RetryPolicy.none
+        creation.uploadProgress = nil
+        creation.downloadProgress = nil
+        creation.deduplication = false
+        creation.suppressErrorAlert = true
+        let created = try await client.send(creation)
+        guard let location = created.headers["Location"], let url = URL(string: location, relativeTo: created.url)?.absoluteURL,
+              url.scheme == "http" || url.scheme == "https"
+        else {
+            throw CourierError(
+                .invalidResponse,
+                "The server answered the creation of the upload \(identifier) with \(created.statusCode) and no usable Location; it does not speak tus there.",
+                url: created.url, statusCode: created.statusCode, headers: created.headers)
+        }
+        digest = SentDigest(file: file)
+        let fresh = UploadStore.Record(
+            protocolName: ResumableUploadProtocol.tus.name, uploadURL: url.absoluteString, file: file.path, size: size, modified: modified,
+            confirmed: 0, sentSHA256: digest.hex, sending: 0)
+        try store.save(fresh, identifier, scope: scope)
+        record = fresh
+        needsOffset = false
+        return created
+    }
+
+    /// One request of the upload, through the pipeline, its failures left to the upload.
+    private func step(
+        _ method: HTTPMethod, _ url: String, body: RequestBody = .none, headers: HTTPHeaders = [:]
+    ) async throws(CourierError) -> Response<Data> {
+        var step = Request<Data>(method, url, body: body, headers: headers)
+        step.headers["Tus-Resumable"] = Self.version
+        step.retryPolicy = RetryPolicy.none
+        step.deduplication = false
+        step.suppressErrorAlert = true
+        step.timeout = request.timeout
+        return try await client.send(step)
+    }
+
+    /// A failure that says the server no longer has the upload.
+    private static func forgotten(_ error: CourierError) -> Bool {
+        error.statusCode == 404 || error.statusCode == 410
+    }
+
+    /// Forgets the upload the server no longer has, so the next step creates it again; the
+    /// second time in one call, fails with `error`.
+    private mutating func forget(_ error: CourierError) throws(CourierError) {
+        store.discard(identifier, scope: scope)
+        record = nil
+        needsOffset = false
+        restarts += 1
+        guard restarts <= 1 else {
+            throw CourierError(
+                .invalidResponse, "The server lost the upload \(identifier) again after it was started over: \(error.message)", url: error.url,
+                underlyingError: error)
+        }
+    }
+
+    /// The `Upload-Offset` of a tus answer, at most `sent` (what went out, or may have): a server
+    /// that claims more is not believed, and the upload is forgotten.
+    private mutating func confirmedOffset(in answer: Response<Data>, sent: Int64) throws(CourierError) -> Int64 {
+        guard let text = answer.headers["Upload-Offset"], let offset = Int64(text), offset >= 0 else {
+            throw CourierError(
+                .invalidResponse,
+                "The server's answer for the upload \(identifier) has no valid Upload-Offset (\(answer.headers["Upload-Offset"] ?? "none")); it does not speak tus there.",
+                url: answer.url, statusCode: answer.statusCode, headers: answer.headers)
+        }
+        guard offset <= min(sent, size) else {
+            store.discard(identifier, scope: scope)
+            record = nil
+            throw CourierError(
+                .invalidResponse,
+                "The server says it holds \(offset) bytes of the upload \(identifier), but at most \(min(sent, size)) of its \(size) were sent; the upload was forgotten. Start it again.",
+                url: answer.url, statusCode: answer.statusCode, headers: answer.headers)
+        }
+        return offset
+    }
+
+    /// Keeps `offset` as confirmed, the digest covering the file up to it, and reports it.
+    private mutating func confirm(_ offset: Int64, in current: inout UploadStore.Record) throws(CourierError) {
+        current.confirmed = offset
+        current.sending = offset
+        current.sentSHA256 = digest.hex
+        try store.save(current, identifier, scope: scope)
+        record = current
+        progress?.report(TransferProgress(completed: offset, total: size))
+    }
+
+    /// `count` bytes of the file from `offset`; a file that ends early changed since the upload
+    /// began, which is then forgotten.
+    private mutating func read(from offset: Int64, count: Int) throws(CourierError) -> Data {
+        do {
+            let handle = try FileHandle(forReadingFrom: file)
+            defer { try? handle.close() }
+            try handle.seek(toOffset: UInt64(offset))
+            let piece = try handle.read(upToCount: count) ?? Data()
+            if piece.count == count { return piece }
+        } catch {
+            throw CourierError(.invalidRequest, "The file \(file.path) could not be read: \(error.localizedDescription)", underlyingError: error)
+        }
+        store.discard(identifier, scope: scope)
+        record = nil
+        throw CourierError(.invalidRequest, "The file \(file.path) became shorter while it was being uploaded; the upload was forgotten. Upload it again.")
+    }
+}

@@ -1,0 +1,266 @@
+import Courier
+import Crypto
+import Foundation
+import Testing
+
+/// Resumable uploads against a tus server nobody here wrote: tuspyserver 4.4.3 from PyPI, a
+/// FastAPI router on uvicorn (`Scripts/upload-servers.py`), on both transports. The server's copy
+/// is checked by its SHA-256, and the bytes it received against the file's length.
+@Suite(.timeLimit(.minutes(15)))  // on a fresh clone, a first test waits for the PyPI installs queued before its own
+struct UploadResumeTests {
+    struct Stats: Decodable {
+        var patchBytes: Int64
+        var requests: Int
+    }
+
+    struct Stored: Decodable {
+        var sha256: String
+        var size: Int64
+    }
+
+    /// A client of the tus server, keeping its uploads in `directory`.
+    static func client(_ server: ToolServer, _ transport: any HTTPTransport, keepingIn directory: URL) -> APIClient {
+        var configuration = ClientConfiguration(baseURL: server.url)
+        configuration.cache = nil
+        configuration.errorPresenter = nil
+        configuration.resumableDownloadsDirectory = directory
+        configuration.callbackQueue = DispatchQueue(label: "upload-progress")
+        return APIClient(configuration: configuration, transport: transport)
+    }
+
+    /// Runs `body` with a client on `kind` of a new tus server, keeping its uploads in a new
+    /// folder (given to `body` for the files it makes).
+    static func withTus(_ kind: TransportKind, _ body: (APIClient, URL) async throws -> Void) async throws {
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        let server = try await ToolServer.start(python: "upload-servers.py", in: .uploads)
+        defer { Task { await server.stop() } }
+        try await kind.with { transport in try await body(Self.client(server, transport, keepingIn: directory.url), directory.url) }
+        await server.stop()
+    }
+
+    /// A file of `size` bytes that differ from one another (`seed` changes them all).
+    static func file(_ size: Int, in directory: URL, name: String = "upload.bin", seed: UInt8 = 7) throws -> URL {
+        let url = directory.appendingPathComponent(name)
+        try Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed) &+ $0 >> 9) }).write(to: url)
+        return url
+    }
+
+    /// The value or the error of `body`.
+    static func outcome<Value>(_ body: () async throws(CourierError) -> Value) async -> Result<Value, CourierError> {
+        do throws(CourierError) {
+            return .success(try await body())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    static func sha256(_ file: URL) throws -> String {
+        SHA256.hash(data: try Data(contentsOf: file)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func stats(_ client: APIClient) async throws -> Stats {
+        try await client.send(Request<Stats>(.get, "stats")).value
+    }
+
+    /// What the server holds of the upload at `url`.
+    static func stored(_ client: APIClient, at url: URL) async throws -> Stored {
+        try await client.send(Request<Stored>(.get, "sha256/\(url.lastPathComponent)")).value
+    }
+
+    /// Starts the upload and cancels it once the server confirmed `bytes`; returns what is kept.
+    static func uploadPart(
+        _ client: APIClient, _ request: Request<Data>, file: URL, identifier: String, chunkSize: Int, until bytes: Int64
+    ) async throws -> ResumableUpload {
+        let task = Locked<Task<Void, Never>?>(nil)
+        var partial = request
+        partial.uploadProgress = { progress in
+            if progress.completed >= bytes { task.withLock { $0 }?.cancel() }
+        }
+        let started = Task {
+            let outcome = await outcome { () async throws(CourierError) in try await client.upload(partial, from: file, resuming: identifier, chunkSize: chunkSize) }
+            if case .failure(let error) = outcome { #expect(error.kind == .cancelled, "\(error)") } else { Issue.record("the upload ended before it was cancelled") }
+        }
+        task.withLock { $0 = started }
+        await started.value
+        let kept = try #require(client.resumableUploads().first { $0.identifier == identifier })
+        #expect(kept.bytesConfirmed >= bytes && kept.bytesConfirmed < kept.totalBytes)
+        return kept
+    }
+
+    /// A file in pieces: the server's copy is the file, every byte sent once, progress against the
+    /// whole file, nothing kept afterwards.
+    @Test(arguments: TransportKind.allCases)
+    func aFileArrivesWholeInPieces(kind: TransportKind) async throws {
+        try await Self.withTus(kind) { client, directory in
+            let size = 5 << 20 + 123
+            let file = try Self.file(size, in: directory)
+            let reports = Locked<[TransferProgress]>([])
+            var request = Request<Data>(.post, "files/", headers: ["Upload-Metadata": "filename dXBsb2FkLmJpbg=="])
+            request.uploadProgress = { progress in reports.withLock { $0.append(progress) } }
+            let answer = try await client.upload(request, from: file, resuming: "whole", chunkSize: 1 << 20)
+            #expect(answer.statusCode == 204)
+            let uploaded = answer.url
+            let stored = try await Self.stored(client, at: uploaded)
+            #expect(stored.sha256 == (try Self.sha256(file)))
+            #expect(stored.size == Int64(size))
+            let stats = try await Self.stats(client)
+            print("tus upload \(kind): server received \(stats.patchBytes) bytes for a file of \(size) (\(String(format: "%.3f", Double(stats.patchBytes) / Double(size)))), \(stats.requests) requests")
+            #expect(stats.patchBytes == Int64(size))
+            #expect(stats.requests == 7, "a creation and six PATCHes")
+            let seen = reports.withLock { $0 }
+            #expect(seen.first?.completed == 0)
+            #expect(seen.last == TransferProgress(completed: Int64(size), total: Int64(size)))
+            #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.completed <= $1.completed })
+            #expect(client.resumableUploads().isEmpty)
+        }
+    }
+
+    /// Cancelled part way, the upload is kept; the next call learns the server's offset with HEAD
+    /// and sends only the rest.
+    @Test(arguments: TransportKind.allCases)
+    func anUploadStoppedPartWayResumesWhereTheServerStopped(kind: TransportKind) async throws {
+        try await Self.withTus(kind) { client, directory in
+            let size = 6 << 20
+            let file = try Self.file(size, in: directory)
+            let kept = try await Self.uploadPart(client, Request(.post, "files/"), file: file, identifier: "resumed", chunkSize: 1 << 20, until: 2 << 20)
+            // A client made anew, as after a relaunch, continues it.
+            let relaunched = APIClient(configuration: client.configuration, transport: client.transport)
+            let answer = try await relaunched.upload(Request(.post, "files/"), from: file, resuming: "resumed", chunkSize: 1 << 20)
+            #expect(answer.url.absoluteString == kept.uploadURL.absoluteString, "the same upload, not a new one")
+            #expect(try await Self.stored(client, at: kept.uploadURL).sha256 == (try Self.sha256(file)))
+            let stats = try await Self.stats(client)
+            print("tus resumed upload \(kind): server received \(stats.patchBytes) bytes for a file of \(size) (\(String(format: "%.3f", Double(stats.patchBytes) / Double(size))))")
+            #expect(stats.patchBytes <= Int64(size + (1 << 20)), "at most the piece in flight twice")
+            #expect(relaunched.resumableUploads().isEmpty)
+        }
+    }
+
+    /// A file that changed between two calls (same length, other bytes and date) is a new upload.
+    @Test func aChangedFileStartsANewUpload() async throws {
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        let server = try await ToolServer.start(python: "upload-servers.py", in: .uploads)
+        defer { Task { await server.stop() } }
+        let client = Self.client(server, URLSessionTransport(), keepingIn: directory.url)
+        let file = try Self.file(3 << 20, in: directory.url)
+        let kept = try await Self.uploadPart(client, Request(.post, "files/"), file: file, identifier: "changed", chunkSize: 1 << 20, until: 1 << 20)
+        _ = try Self.file(3 << 20, in: directory.url, seed: 99)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: file.path)
+        let answer = try await client.upload(Request(.post, "files/"), from: file, resuming: "changed", chunkSize: 1 << 20)
+        let uploaded = answer.url
+        #expect(uploaded != kept.uploadURL)
+        #expect(try await Self.stored(client, at: uploaded).sha256 == (try Self.sha256(file)))
+        await server.stop()
+    }
+
+    /// An upload the server forgot (expired) starts over once, and completes.
+    @Test(arguments: TransportKind.allCases)
+    func anExpiredUploadStartsOver(kind: TransportKind) async throws {
+        try await Self.withTus(kind) { client, directory in
+            let file = try Self.file(3 << 20, in: directory)
+            let kept = try await Self.uploadPart(client, Request(.post, "files/"), file: file, identifier: "expired", chunkSize: 1 << 20, until: 1 << 20)
+            _ = try await client.send(Request<Data>(.post, "expire/\(kept.uploadURL.lastPathComponent)"))
+            let answer = try await client.upload(Request(.post, "files/"), from: file, resuming: "expired", chunkSize: 1 << 20)
+            let uploaded = answer.url
+            #expect(uploaded != kept.uploadURL)
+            #expect(try await Self.stored(client, at: uploaded).sha256 == (try Self.sha256(file)))
+        }
+    }
+
+    /// A server that confirms more than was sent is not believed: a clear error, nothing kept.
+    @Test(arguments: TransportKind.allCases)
+    func aServerThatConfirmsMoreThanWasSentIsRefused(kind: TransportKind) async throws {
+        try await Self.withTus(kind) { client, directory in
+            let file = try Self.file(2 << 20, in: directory)
+            let error = try await #require(throws: CourierError.self) {
+                try await client.upload(Request(.post, "lying/"), from: file, resuming: "lied-to", chunkSize: 1 << 20)
+            }
+            #expect(error.kind == .invalidResponse)
+            #expect(error.message.contains("holds 1049576 bytes"), "\(error.message)")
+            #expect(client.resumableUploads().isEmpty)
+            #expect(try await Self.stats(client).requests == 2, "the creation and one PATCH, nothing after")
+        }
+    }
+
+    /// Bad input from the app fails clearly, and nothing reaches the server.
+    @Test func badInputIsRefusedBeforeAnythingIsSent() async throws {
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        let server = try await ToolServer.start(python: "upload-servers.py", in: .uploads)
+        defer { Task { await server.stop() } }
+        let client = Self.client(server, URLSessionTransport(), keepingIn: directory.url)
+        let file = try Self.file(1000, in: directory.url)
+        let cases: [(String, () async throws(CourierError) -> Response<Data>)] = [
+            ("chunk size 0", { () async throws(CourierError) in try await client.upload(Request(.post, "files/"), from: file, resuming: "a", chunkSize: 0) }),
+            ("negative chunk size", { () async throws(CourierError) in try await client.upload(Request(.post, "files/"), from: file, resuming: "a", chunkSize: -5) }),
+            ("missing file", { () async throws(CourierError) in
+                try await client.upload(Request(.post, "files/"), from: directory.url.appendingPathComponent("none"), resuming: "a") }),
+            ("a folder", { () async throws(CourierError) in try await client.upload(Request(.post, "files/"), from: directory.url, resuming: "a") }),
+            ("unsafe identifier", { () async throws(CourierError) in try await client.upload(Request(.post, "files/"), from: file, resuming: "../a") }),
+            ("a body", { () async throws(CourierError) in
+                try await client.upload(Request(.post, "files/", body: .data(Data("x".utf8), contentType: "text/plain")), from: file, resuming: "a") }),
+        ]
+        for (name, upload) in cases {
+            let outcome = await Self.outcome { () async throws(CourierError) in try await upload() }
+            guard case .failure(let error) = outcome else {
+                Issue.record("\(name): sent")
+                continue
+            }
+            #expect(error.kind == .invalidRequest, "\(name): \(error)")
+            #expect(error.message.contains("Nothing was sent"), "\(name): \(error.message)")
+        }
+        #expect(try await Self.stats(client).requests == 0)
+        await server.stop()
+    }
+}
+
+extension UploadResumeTests {
+    /// A server that cuts the connection three times part way through a request's body, keeping
+    /// what it got: each time the upload learns the offset (in the middle of a piece) with HEAD and
+    /// goes on from there, within one call, under the retry policy.
+    @Test(arguments: TransportKind.allCases)
+    func dropsMidRequestResumeWithinTheCall(kind: TransportKind) async throws {
+        try await Self.withTus(kind) { client, directory in
+            let size = 4 << 20
+            let file = try Self.file(size, in: directory)
+            var request = Request<Data>(.post, "flaky/")
+            request.retryPolicy = RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(1))
+            let answer = try await client.upload(request, from: file, resuming: "flaky", chunkSize: 1 << 20)
+            #expect(try await Self.stored(client, at: answer.url).sha256 == (try Self.sha256(file)))
+            let stats = try await Self.stats(client)
+            print("tus upload with drops \(kind): server received \(stats.patchBytes) bytes for a file of \(size) (\(String(format: "%.3f", Double(stats.patchBytes) / Double(size)))), \(stats.requests) requests")
+            #expect(stats.patchBytes == Int64(size), "every byte the server kept is not sent again")
+            #expect(stats.requests == 1 + 4 + 3 * 2, "a creation, four whole PATCHes, and three cut PATCHes each followed by a HEAD")
+        }
+    }
+}
+
+extension UploadResumeTests {
+    /// A signed-in user's kept upload is theirs: erased when they log out.
+    @Test func logoutErasesTheUsersKeptUploads() async throws {
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        let tus = try await ToolServer.start(python: "upload-servers.py", in: .uploads)
+        defer { Task { await tus.stop() } }
+        try await withServer { server in
+            let client = server.client(URLSessionTransport()) {
+                $0.authenticationHeaders = AuthenticationTests.names
+                $0.credentialStore = CredentialStore.inMemory()
+                $0.resumableDownloadsDirectory = directory.url
+                $0.errorPresenter = nil
+                $0.callbackQueue = DispatchQueue(label: "upload-progress")
+            }
+            let file = try Self.file(3 << 20, in: directory.url)
+            let endpoint = tus.url.appendingPathComponent("files/").absoluteString
+            _ = try await Self.uploadPart(client, Request(.post, endpoint), file: file, identifier: "before", chunkSize: 1 << 20, until: 1 << 20)
+            _ = try await AuthenticationTests.signIn(client)
+            _ = try await Self.uploadPart(client, Request(.post, endpoint), file: file, identifier: "mine", chunkSize: 1 << 20, until: 1 << 20)
+            #expect(client.resumableUploads().map(\.identifier) == ["mine"])
+            try client.logout()
+            #expect(client.resumableUploads().map(\.identifier) == ["before"], "signed out: the public scope's")
+            #expect(!directory.files.contains { $0.contains("mine") })
+        }
+        await tus.stop()
+    }
+}
