@@ -7,6 +7,8 @@ termination) in FastAPI, on uvicorn, on a port of the kernel's choosing on 127.0
   /lying/...            the same router, whose PATCH answers claim 1000 bytes more than it stored
   /flaky/...            the same router, but the first three PATCHes stop after 300 KiB of their
                         body: the server keeps those bytes and the connection is cut without an answer
+  /private/...          the same router behind a bearer token that is good for two PATCHes; POST /token
+                        answers a new one in its Authorization header
   GET  /stats           {"patchBytes": N, "requests": M}: body bytes of every PATCH received, and
                         the number of requests (the test's own /stats and /sha256 excluded)
   GET  /sha256/{id}     the SHA-256 of what the upload {id} holds
@@ -19,7 +21,7 @@ import sys
 import tempfile
 
 import uvicorn
-from fastapi import FastAPI, HTTPException
+from fastapi import FastAPI, HTTPException, Request, Response
 from tuspyserver import create_tus_router
 
 folder = tempfile.mkdtemp(prefix="courier-tus-")
@@ -31,6 +33,28 @@ app = FastAPI()
 app.include_router(create_tus_router(prefix="files", files_dir=folder))
 app.include_router(create_tus_router(prefix="lying", files_dir=folder))
 app.include_router(create_tus_router(prefix="flaky", files_dir=folder))
+token = {"value": "Bearer t0", "patches": 0, "issued": 0}
+
+
+async def bearer(request: Request):
+    if request.headers.get("authorization") != token["value"]:
+        raise HTTPException(status_code=401, headers={"WWW-Authenticate": "Bearer"})
+    if request.method == "PATCH":
+        token["patches"] += 1
+        if token["patches"] > 2:
+            raise HTTPException(status_code=401, headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+
+
+app.include_router(create_tus_router(prefix="private", files_dir=folder, auth=bearer))
+
+
+@app.post("/token")
+def new_token(response: Response):
+    token["issued"] += 1
+    token["value"] = f"Bearer t{token['issued']}"
+    token["patches"] = 0
+    response.headers["Authorization"] = token["value"]
+    return {"issued": token["issued"]}
 
 
 class Dropped(Exception):
@@ -39,7 +63,7 @@ class Dropped(Exception):
 
 @app.get("/stats")
 def stats():
-    return counts
+    return dict(counts, tokens=token["issued"])
 
 
 def stored(upload: str) -> str:
@@ -72,7 +96,7 @@ def counting(inner):
         if scope["type"] != "http":
             return await inner(scope, receive, send)
         path = scope["path"]
-        if not (path.startswith("/stats") or path.startswith("/sha256") or path.startswith("/expire")):
+        if not (path.startswith("/stats") or path.startswith("/sha256") or path.startswith("/expire") or path.startswith("/token")):
             counts["requests"] += 1
         patch = scope["method"] == "PATCH"
 

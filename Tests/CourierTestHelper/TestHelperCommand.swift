@@ -11,6 +11,6 @@ struct TestHelperCommand: AsyncParsableCommand {
         subcommands: [
             CacheWriterCommand.self, StoreWriterCommand.self, OutboxWriterCommand.self, CassetteWriterCommand.self,
             UploadProbeCommand.self, CancelStormCommand.self, BadInputProbeCommand.self, FuzzProbeCommand.self,
-            CacheTestsBridgeCommand.self, DownloadWriterCommand.self, FleetClientCommand.self,
+            CacheTestsBridgeCommand.self, DownloadWriterCommand.self, UploadWriterCommand.self, FleetClientCommand.self,
         ])
 }

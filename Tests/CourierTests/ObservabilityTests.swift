@@ -37,10 +37,12 @@ struct ObservabilityTests {
                     // Cache: a miss, then a hit revalidated by a 304.
                     _ = try await client.send(Request<Data>(.get, "images", cache: .both))
                     _ = try await client.send(Request<Data>(.get, "images", cache: .both))
-                    // Three identical requests sharing one exchange: two joins.
+                    // Three identical requests sharing one exchange: two joins. The count of callers is
+                    // cumulative: the GETs above entered exchanges too.
+                    let entered = client.inFlight.enteredCount
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         for _ in 0..<3 { group.addTask { _ = try await client.send(Request<Held>(.get, "hold/m")) } }
-                        await client.inFlight.waitUntilEntered(3)
+                        await client.inFlight.waitUntilEntered(entered + 3)
                         server.release("m")
                         try await group.waitForAll()
                     }

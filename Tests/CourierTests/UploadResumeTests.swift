@@ -264,3 +264,84 @@ extension UploadResumeTests {
         await tus.stop()
     }
 }
+
+extension UploadResumeTests {
+    /// A process uploading an 8 MiB file is killed at random moments, 20 times; each next one
+    /// resumes what the last kept (learning the offset with HEAD), and the last resume, in this
+    /// process, ends with the server holding the file. The server receives about each byte once.
+    @Test(arguments: TransportKind.allCases)
+    func anUploadSurvivesItsProcessKilledTwentyTimes(kind: TransportKind) async throws {
+        try await Self.withTus(kind) { client, directory in
+            let size = 8 << 20
+            let chunk = 256 * 1024
+            let file = try Self.file(size, in: directory)
+            let kept = directory.appendingPathComponent("kept")
+            let endpoint = client.configuration.baseURL.appendingPathComponent("files/").absoluteString
+            let report = directory.appendingPathComponent("finished")
+            var kills = 0
+            for _ in 0..<20 {
+                let arguments = [
+                    "upload-writer", "--url", endpoint, "--directory", kept.path, "--file", file.path, "--chunk-size", "\(chunk)",
+                    "--transport", kind == .asyncHTTPClient ? "ahc" : "urlsession", "--report", report.path,
+                ]
+                guard try await killWriter(arguments, within: .milliseconds(10)) else { break }  // it finished
+                kills += 1
+            }
+            var configuration = client.configuration
+            configuration.resumableDownloadsDirectory = kept
+            let resumed = APIClient(configuration: configuration, transport: client.transport)
+            // The last writer may have finished the upload; else it is resumed here.
+            var uploaded = (try? String(contentsOf: report, encoding: .utf8)).flatMap(URL.init(string:))
+            if uploaded == nil {
+                #expect(resumed.resumableUploads().map(\.identifier) == ["crash"])
+                uploaded = try await resumed.upload(Request(.post, endpoint), from: file, resuming: "crash", chunkSize: chunk).url
+            }
+            #expect(try await Self.stored(client, at: try #require(uploaded)).sha256 == (try Self.sha256(file)))
+            #expect(kills >= 10, "the uploads were killed part way")
+            let stats = try await Self.stats(client)
+            print("tus upload \(kind) killed \(kills) times: server received \(stats.patchBytes) bytes for a file of \(size) (\(String(format: "%.3f", Double(stats.patchBytes) / Double(size))))")
+            #expect(stats.patchBytes <= Int64(size + kills * chunk), "at most a piece again per kill")
+            #expect(resumed.resumableUploads().isEmpty)
+        }
+    }
+}
+
+extension UploadResumeTests {
+    /// Renews the token with the server's `POST /token`, whose answer carries the new one.
+    struct TokenRenewer: Authenticator {
+        func refreshCredentials(using client: APIClient) async throws -> Bool {
+            _ = try await client.send(Request<Data>(.post, "token"))
+            return true
+        }
+    }
+
+    /// A token that expires in the middle of an upload (the server takes two PATCHes per token):
+    /// the 401 renews it through the client's authenticator, and the upload goes on with the new
+    /// one, each byte sent once.
+    @Test(arguments: TransportKind.allCases)
+    func aTokenThatExpiresMidUploadIsRenewed(kind: TransportKind) async throws {
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        let server = try await ToolServer.start(python: "upload-servers.py", in: .uploads)
+        defer { Task { await server.stop() } }
+        try await kind.with { transport in
+            var configuration = ClientConfiguration(baseURL: server.url)
+            configuration.cache = nil
+            configuration.errorPresenter = nil
+            configuration.resumableDownloadsDirectory = directory.url
+            configuration.authenticationHeaders = ["Authorization"]
+            configuration.credentialStore = .inMemory(Credentials(headers: ["Authorization": "Bearer t0"], origin: server.url.origin))
+            configuration.authenticator = TokenRenewer()
+            let client = APIClient(configuration: configuration, transport: transport)
+            let size = 5 << 20
+            let file = try Self.file(size, in: directory.url)
+            let answer = try await client.upload(Request(.post, "private/"), from: file, resuming: "private", chunkSize: 1 << 20)
+            #expect(try await Self.stored(client, at: answer.url).sha256 == (try Self.sha256(file)))
+            let stats = try await client.send(Request<JSONValue>(.get, "stats")).value
+            print("tus upload behind an expiring token \(kind): \(stats)")
+            #expect(stats["tokens"].flatMap { if case .int(let issued) = $0 { issued } else { nil } } ?? 0 >= 1, "renewed mid-upload")
+            #expect(stats["patchBytes"] == .int(size), "the refused PATCH's body was not kept; each byte arrived once")
+        }
+        await server.stop()
+    }
+}
