@@ -159,6 +159,9 @@ let package = Package(
                 "Courier", "CourierAsyncHTTPClient", "CourierDemo", "CourierProbes", "CourierPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOResumableUpload", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Tests/CourierTestHelper"
         ),

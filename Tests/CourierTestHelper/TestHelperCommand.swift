@@ -11,6 +11,7 @@ struct TestHelperCommand: AsyncParsableCommand {
         subcommands: [
             CacheWriterCommand.self, StoreWriterCommand.self, OutboxWriterCommand.self, CassetteWriterCommand.self,
             UploadProbeCommand.self, CancelStormCommand.self, BadInputProbeCommand.self, FuzzProbeCommand.self,
-            CacheTestsBridgeCommand.self, DownloadWriterCommand.self, UploadWriterCommand.self, FleetClientCommand.self,
+            CacheTestsBridgeCommand.self, DownloadWriterCommand.self, UploadWriterCommand.self, DraftUploadServerCommand.self,
+            FleetClientCommand.self,
         ])
 }

@@ -2,13 +2,14 @@ import Foundation
 
 extension APIClient {
     /// Uploads `file` so that a dropped connection, a failure or a relaunch resumes where the
-    /// server's copy stopped instead of sending the file again from its first byte.
+    /// server's copy stopped instead of sending the file again from its first byte, in `using`:
+    /// ``ResumableUploadProtocol/tus`` or ``ResumableUploadProtocol/ietfDraft``.
     ///
     /// `request` creates the upload: its URL is the server's upload endpoint (tus: the creation
-    /// URL, such as `"files/"`), its headers go with the creation, and it is sent as a `POST` with no
-    /// body. Without an `Upload-Metadata` header of its own, the creation names the file
-    /// (`filename`, its last path component) and its type (`filetype`, `application/octet-stream`),
-    /// as tus clients do. The upload is kept under `identifier` (a file name of
+    /// URL, such as `"files/"`; the IETF draft: the resource the file is sent to), its headers go
+    /// with the creation, and it is sent as a `POST` with no body. With tus and without an
+    /// `Upload-Metadata` header of its own, the creation names the file (`filename`, its last path
+    /// component) and its type (`filetype`, `application/octet-stream`), as tus clients do. The upload is kept under `identifier` (a file name of
     /// your choice, such as `"video-42"`): call again with the same identifier, in this process or
     /// after a relaunch, and it continues.
     ///
@@ -31,8 +32,8 @@ extension APIClient {
     /// identifier that is not a safe file name, or one whose upload already runs in this client
     /// fails with ``CourierError/Kind/invalidRequest`` before anything is sent.
     ///
-    /// - Parameter chunkSize: the bytes sent per request (tus `PATCH`), read from the file one piece
-    ///   at a time.
+    /// - Parameter chunkSize: the bytes sent per request (`PATCH`), read from the file one piece at
+    ///   a time.
     /// - Returns: the server's answer to the request that completed the upload.
     public func upload(
         _ request: Request<Data>, from file: URL, resuming identifier: String, using uploadProtocol: ResumableUploadProtocol = .tus,
@@ -51,7 +52,9 @@ extension APIClient {
         }
         defer { activeDownloads.withLock { _ = $0.remove(claim) } }
         return try await recorded(request.settings) { record throws(CourierError) -> Response<Data> in
-            var upload = try TusUpload(client: self, request: request, file: file, identifier: identifier, scope: scope, chunkSize: chunkSize)
+            var upload = try ResumableUploadRun(
+                client: self, request: request, file: file, identifier: identifier, scope: scope, uploadProtocol: uploadProtocol,
+                chunkSize: chunkSize)
             let answer = try await upload.run()
             _ = finish(&record, source: .network, statusCode: answer.statusCode)
             return answer
@@ -65,13 +68,15 @@ extension APIClient {
     }
 
     /// Forgets the current user's upload `identifier`, and asks the server to delete what it holds
-    /// of it (tus termination); a server that cannot is not an error.
+    /// of it (`DELETE`: tus termination, the draft's cancellation); a server that cannot is not an
+    /// error.
     public func discardResumableUpload(_ identifier: String) async {
         guard DownloadStore.problem(identifier: identifier, destination: URL(fileURLWithPath: "/"), sha256: nil) == nil else { return }
         let scope = userScope
         guard let record = uploadStore.record(identifier, scope: scope) else { return }
         uploadStore.discard(identifier, scope: scope)
-        var delete = Request<Data>(.delete, record.uploadURL, headers: ["Tus-Resumable": TusUpload.version])
+        let uploadProtocol = record.protocolName == ResumableUploadProtocol.tus.name ? ResumableUploadProtocol.tus : .ietfDraft
+        var delete = Request<Data>(.delete, record.uploadURL, headers: uploadProtocol.headers)
         delete.retryPolicy = RetryPolicy.none
         delete.suppressErrorAlert = true
         _ = try? await send(delete)
@@ -102,12 +107,12 @@ extension APIClient {
     }
 }
 
-/// One run of a tus 1.0 upload: the kept record read and checked, then creation, `HEAD` and
-/// `PATCH` requests until the server holds the whole file, resumed under the retry policy.
-struct TusUpload {
-    static let version = "1.0.0"
-
+/// One run of a resumable upload: the kept record read and checked, then creation, `HEAD` and
+/// `PATCH` requests until the server holds the whole file, resumed under the retry policy. tus and
+/// the IETF draft differ only in their headers and the `PATCH`'s content type.
+struct ResumableUploadRun {
     let client: APIClient
+    let uploadProtocol: ResumableUploadProtocol
     let request: Request<Data>
     let file: URL
     let identifier: String
@@ -126,8 +131,12 @@ struct TusUpload {
     /// Fresh starts after the server forgot the upload.
     var restarts = 0
 
-    init(client: APIClient, request: Request<Data>, file: URL, identifier: String, scope: String, chunkSize: Int) throws(CourierError) {
+    init(
+        client: APIClient, request: Request<Data>, file: URL, identifier: String, scope: String, uploadProtocol: ResumableUploadProtocol,
+        chunkSize: Int
+    ) throws(CourierError) {
         self.client = client
+        self.uploadProtocol = uploadProtocol
         self.request = request
         self.file = file
         self.identifier = identifier
@@ -149,7 +158,7 @@ struct TusUpload {
         // A kept upload continues only for the same file, unchanged: same length, same date, and a
         // confirmed part that still reads the same.
         if let kept = record {
-            var same = kept.protocolName == ResumableUploadProtocol.tus.name && kept.file == file.path && kept.size == size && kept.modified == modified
+            var same = kept.protocolName == uploadProtocol.name && kept.file == file.path && kept.size == size && kept.modified == modified
             if same {
                 try digest.cover(upTo: kept.confirmed)
                 same = digest.hex == kept.sentSHA256
@@ -222,11 +231,17 @@ struct TusUpload {
             current.sending = start + Int64(piece.count)
             try store.save(current, identifier, scope: scope)
             record = current
+            var headers: HTTPHeaders = ["Upload-Offset": String(start)]
+            let contentType: String
+            if uploadProtocol == .tus {
+                contentType = "application/offset+octet-stream"
+            } else {
+                contentType = "application/partial-upload"
+                headers["Upload-Complete"] = current.sending == size ? "?1" : "?0"
+            }
             let answer: Response<Data>
             do throws(CourierError) {
-                answer = try await step(
-                    .patch, current.uploadURL, body: .data(piece, contentType: "application/offset+octet-stream"),
-                    headers: ["Upload-Offset": String(start)])
+                answer = try await step(.patch, current.uploadURL, body: .data(piece, contentType: contentType), headers: headers)
             } catch where Self.forgotten(error) {
                 try forget(error)
                 continue
@@ -258,9 +273,12 @@ struct TusUpload {
     private mutating func create() async throws(CourierError) -> Response<Data> {
         var creation = request
         creation.method = .post
-        creation.headers["Tus-Resumable"] = Self.version
+        for field in uploadProtocol.headers { creation.headers[field.name] = field.value }
         creation.headers["Upload-Length"] = String(size)
-        if creation.headers["Upload-Metadata"] == nil {
+        if uploadProtocol == .ietfDraft {
+            // An empty file is whole at once.
+            creation.headers["Upload-Complete"] = size == 0 ? "?1" : "?0"
+        } else if creation.headers["Upload-Metadata"] == nil {
             // What tus clients send unless told otherwise, and some servers require.
             let name = Data(file.lastPathComponent.utf8).base64EncodedString()
             creation.headers["Upload-Metadata"] = "filename \(name),filetype \(Data("application/octet-stream".utf8).base64EncodedString())"
@@ -276,12 +294,12 @@ struct TusUpload {
         else {
             throw CourierError(
                 .invalidResponse,
-                "The server answered the creation of the upload \(identifier) with \(created.statusCode) and no usable Location; it does not speak tus there.",
+                "The server answered the creation of the upload \(identifier) with \(created.statusCode) and no usable Location; it does not speak \(uploadProtocol) there.",
                 url: created.url, statusCode: created.statusCode, headers: created.headers)
         }
         digest = SentDigest(file: file)
         let fresh = UploadStore.Record(
-            protocolName: ResumableUploadProtocol.tus.name, uploadURL: url.absoluteString, file: file.path, size: size, modified: modified,
+            protocolName: uploadProtocol.name, uploadURL: url.absoluteString, file: file.path, size: size, modified: modified,
             confirmed: 0, sentSHA256: digest.hex, sending: 0)
         try store.save(fresh, identifier, scope: scope)
         record = fresh
@@ -294,7 +312,7 @@ struct TusUpload {
         _ method: HTTPMethod, _ url: String, body: RequestBody = .none, headers: HTTPHeaders = [:]
     ) async throws(CourierError) -> Response<Data> {
         var step = Request<Data>(method, url, body: body, headers: headers)
-        step.headers["Tus-Resumable"] = Self.version
+        for field in uploadProtocol.headers { step.headers[field.name] = field.value }
         step.retryPolicy = RetryPolicy.none
         step.deduplication = false
         step.suppressErrorAlert = true
@@ -327,7 +345,7 @@ struct TusUpload {
         guard let text = answer.headers["Upload-Offset"], let offset = Int64(text), offset >= 0 else {
             throw CourierError(
                 .invalidResponse,
-                "The server's answer for the upload \(identifier) has no valid Upload-Offset (\(answer.headers["Upload-Offset"] ?? "none")); it does not speak tus there.",
+                "The server's answer for the upload \(identifier) has no valid Upload-Offset (\(answer.headers["Upload-Offset"] ?? "none")); it does not speak \(uploadProtocol) there.",
                 url: answer.url, statusCode: answer.statusCode, headers: answer.headers)
         }
         guard offset <= min(sent, size) else {

@@ -12,6 +12,20 @@ public struct ResumableUploadProtocol: Sendable, Hashable, CustomStringConvertib
     /// (`DELETE`).
     public static let tus = ResumableUploadProtocol(name: "tus")
 
+    /// The IETF's Resumable Uploads for HTTP (draft-ietf-httpbis-resumable-upload), interop
+    /// version 6 (`Upload-Draft-Interop-Version: 6`), as swift-nio-extras' `NIOResumableUpload`
+    /// serves it: the upload is created with a `POST` that declares `Upload-Complete: ?0` and
+    /// `Upload-Length`, appended in `PATCH`es of `application/partial-upload` that carry
+    /// `Upload-Offset` (and `Upload-Complete: ?1` on the last), its offset learnt again with `HEAD`,
+    /// and cancelled with `DELETE`. The answer to the last `PATCH` is the target resource's answer
+    /// to the whole request.
+    public static let ietfDraft = ResumableUploadProtocol(name: "ietf-draft")
+
+    /// The headers every request of an upload in this protocol carries.
+    var headers: HTTPHeaders {
+        self == .tus ? ["Tus-Resumable": "1.0.0"] : ["Upload-Draft-Interop-Version": "6"]
+    }
+
     public var description: String { name }
 }
 

@@ -1,0 +1,126 @@
+import ArgumentParser
+import Crypto
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
+import NIOPosix
+import NIOResumableUpload
+import Synchronization
+
+/// `courier-test-helper draft-upload-server`: swift-nio-extras' `NIOResumableUpload` (the IETF
+/// resumable-upload draft, interop versions 3, 5 and 6) in front of a small app, on a port of the
+/// kernel's choosing on 127.0.0.1; prints `listening at 127.0.0.1:PORT` once it accepts.
+///
+/// The app takes any `POST` whole (the draft's machinery hands it the body across every resumed
+/// request) and answers `{"sha256": …, "size": …}`. `GET /stats` answers
+/// `{"bodyBytes": N, "requests": M}`: the body bytes of every request received, and the requests.
+struct DraftUploadServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "draft-upload-server", abstract: "Serve the IETF resumable-upload draft with NIOResumableUpload (for tests).")
+
+    // Started through courier-watch (`ToolServer`), which stops it when the tests end; no
+    // ParentWatch, which would read courier-watch's closed input as the parent's end.
+    func run() async throws {
+        let counts = Counts()
+        let origin = Mutex("")
+        let context = Mutex<HTTPResumableUploadContext?>(nil)
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let uploads = context.withLock { stored in
+                        if let stored { return stored }
+                        let made = HTTPResumableUploadContext(origin: origin.withLock { $0 })
+                        stored = made
+                        return made
+                    }
+                    let sync = channel.pipeline.syncOperations
+                    try sync.configureHTTPServerPipeline()
+                    try sync.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+                    try sync.addHandler(WireCounter(counts: counts))
+                    try sync.addHandler(HTTPResumableUploadHandler(context: uploads, handlers: [WholeBodyApp(counts: counts)]))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = server.localAddress?.port ?? 0
+        origin.withLock { $0 = "http://127.0.0.1:\(port)" }
+        FileHandle.standardOutput.write(Data("listening at 127.0.0.1:\(port)\n".utf8))
+        try await server.closeFuture.get()
+    }
+}
+
+/// What the server received.
+final class Counts: Sendable {
+    let bodyBytes = Atomic<Int>(0)
+    let requests = Atomic<Int>(0)
+}
+
+/// Counts requests and body bytes as they arrive, before the draft's handler.
+final class WireCounter: ChannelInboundHandler, Sendable {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+
+    let counts: Counts
+
+    init(counts: Counts) { self.counts = counts }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let request):
+            if request.path != "/stats" { counts.requests.add(1, ordering: .relaxed) }
+        case .body(let body):
+            counts.bodyBytes.add(body.readableBytes, ordering: .relaxed)
+        case .end:
+            break
+        }
+        context.fireChannelRead(data)
+    }
+}
+
+/// The app behind the draft: hashes a POST's whole body and answers its SHA-256; answers the counts.
+final class WholeBodyApp: ChannelInboundHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias OutboundOut = HTTPResponsePart
+
+    let counts: Counts
+    private var hash: SHA256?
+    private var size = 0
+    private var path = ""
+
+    init(counts: Counts) { self.counts = counts }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let request):
+            path = request.path ?? ""
+            hash = request.method == .post ? SHA256() : nil
+            size = 0
+        case .body(let body):
+            body.withUnsafeReadableBytes { hash?.update(bufferPointer: $0) }
+            size += body.readableBytes
+        case .end:
+            let json: String
+            if let hash {
+                let hex = hash.finalize().map { String(format: "%02x", $0) }.joined()
+                json = #"{"sha256":"\#(hex)","size":\#(size)}"#
+            } else if path == "/stats" {
+                json = #"{"bodyBytes":\#(counts.bodyBytes.load(ordering: .relaxed)),"requests":\#(counts.requests.load(ordering: .relaxed))}"#
+            } else {
+                respond(context, status: .notFound, json: "{}")
+                return
+            }
+            respond(context, status: .ok, json: json)
+        }
+    }
+
+    private func respond(_ context: ChannelHandlerContext, status: HTTPResponse.Status, json: String) {
+        var response = HTTPResponse(status: status)
+        response.headerFields[.contentType] = "application/json"
+        response.headerFields[.contentLength] = "\(json.utf8.count)"
+        context.write(wrapOutboundOut(.head(response)), promise: nil)
+        context.write(wrapOutboundOut(.body(ByteBuffer(string: json))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+}
