@@ -143,7 +143,9 @@ def main():
     listener.bind(("127.0.0.1", 0))
     listener.listen(128)
     port = listener.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(counting(app), log_level="warning"))
+    # Kept-alive connections stay open 5 minutes, not uvicorn's 5 seconds: on a loaded test machine
+    # a client's next request can come later than that, and meet a connection closed under it.
+    server = uvicorn.Server(uvicorn.Config(counting(app), log_level="warning", timeout_keep_alive=300))
     # Ready before uvicorn starts: connections wait in the listen backlog until it accepts them.
     print(f"listening at 127.0.0.1:{port}", flush=True)
     server.run(sockets=[listener])

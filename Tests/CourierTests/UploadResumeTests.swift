@@ -25,8 +25,8 @@ struct UploadResumeTests {
         configuration.errorPresenter = nil
         configuration.resumableDownloadsDirectory = directory
         configuration.callbackQueue = DispatchQueue(label: "upload-progress")
-        // A second call may meet kept-alive connections the server closed meanwhile (uvicorn after 5
-        // idle seconds, which a loaded machine reaches): as an app would, the client retries.
+        // A step may meet a kept-alive connection the server closed meanwhile: as an app would, the
+        // client retries.
         configuration.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(1))
         return APIClient(configuration: configuration, transport: transport)
     }
@@ -336,6 +336,7 @@ extension UploadResumeTests {
             configuration.authenticationHeaders = ["Authorization"]
             configuration.credentialStore = .inMemory(Credentials(headers: ["Authorization": "Bearer t0"], origin: server.url.origin))
             configuration.authenticator = TokenRenewer()
+            configuration.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(1))
             let client = APIClient(configuration: configuration, transport: transport)
             let size = 5 << 20
             let file = try Self.file(size, in: directory.url)
