@@ -33,7 +33,7 @@ extension APIClient {
         let scope = userScope
         let claim = scope + "/" + identifier
         if let problem = DownloadStore.problem(identifier: identifier, destination: destination, sha256: sha256)
-            ?? claimDownload(claim, identifier: identifier) {
+            ?? claimTransfer(claim, "download", identifier: identifier) {
             return try await recorded(request.settings) { _ throws(CourierError) -> Response<URL> in throw problem }
         }
         defer { activeDownloads.withLock { _ = $0.remove(claim) } }
@@ -106,14 +106,8 @@ extension APIClient {
                 return answer
             } catch {
                 // A failure on the way (no answer, a dropped connection) resumes under the retry policy.
-                let now = store.bytesOnDisk(identifier, scope: scope)
-                if now > kept {
-                    kept = now
-                    schedule.progressed()
-                }
-                guard policy.allows(plain.method), !Task.isCancelled,
-                      policy.retries(error.kind) || error.statusCode.map(policy.retries(statusCode:)) == true,
-                      let delay = schedule.retry(asked: RetryAfter.delay(error.headers?["Retry-After"]))
+                guard let delay = schedule.resume(
+                    after: error, reached: &kept, now: store.bytesOnDisk(identifier, scope: scope), resumes: policy.allows(plain.method))
                 else { throw error }
                 try? await schedule.wait(delay)  // a cancellation ends the wait; the next attempt then fails as cancelled
             }
@@ -132,13 +126,14 @@ extension APIClient {
         downloadStore.discard(identifier, scope: userScope)
     }
 
-    /// Claims `claim` (scope and identifier) for one download at a time in this client: two
-    /// writing one part would mix their bytes. The problem when it is taken.
-    private func claimDownload(_ claim: String, identifier: String) -> CourierError? {
+    /// Claims `claim` (scope and identifier) for one transfer at a time in this client: two
+    /// writing one part (or sending one upload) would mix their bytes. The problem when it is
+    /// taken; `what` names the transfer ("download", "upload").
+    func claimTransfer(_ claim: String, _ what: String, identifier: String) -> CourierError? {
         guard activeDownloads.withLock({ $0.insert(claim).inserted }) else {
             return CourierError(
                 .invalidRequest,
-                "The download \(identifier) is already running in this client; wait for it (or cancel it) before starting it again. Nothing was sent.")
+                "The \(what) \(identifier) is already running in this client; wait for it (or cancel it) before starting it again. Nothing was sent.")
         }
         return nil
     }

@@ -38,6 +38,24 @@ package struct AttemptSchedule: Sendable {
         return delay
     }
 
+    /// After a failed attempt of work that resumes from what it reached (a resumable download's
+    /// bytes on disk, a resumable upload's confirmed bytes): counts it as progress when `now` passed
+    /// `reached` (which it then becomes), and returns the wait before the next attempt, or `nil`
+    /// when `error` ends the work: `resumes` false, the task cancelled, a failure or status the
+    /// policy does not retry, or the policy spent. A `Retry-After` in the error's headers is the wait.
+    package mutating func resume(
+        after error: CourierError, reached: inout Int64, now: Int64, resumes: Bool = true
+    ) -> Duration? {
+        if now > reached {
+            reached = now
+            progressed()
+        }
+        guard resumes, !Task.isCancelled,
+              policy.retries(error.kind) || error.statusCode.map(policy.retries(statusCode:)) == true
+        else { return nil }
+        return retry(asked: RetryAfter.delay(error.headers?["Retry-After"]))
+    }
+
     /// Waits `delay`; throws `CancellationError` at once when the task is cancelled.
     package func wait(_ delay: Duration) async throws {
         try await Self.wait(delay, with: policy.sleeper)

@@ -41,13 +41,8 @@ extension APIClient {
     ) async throws(CourierError) -> Response<Data> {
         let scope = userScope
         let claim = "upload:" + scope + "/" + identifier
-        var problem = Self.uploadProblem(request, file: file, identifier: identifier, chunkSize: chunkSize)
-        if problem == nil, !activeDownloads.withLock({ $0.insert(claim).inserted }) {
-            problem = CourierError(
-                .invalidRequest,
-                "The upload \(identifier) is already running in this client; wait for it (or cancel it) before starting it again. Nothing was sent.")
-        }
-        if let problem {
+        if let problem = Self.uploadProblem(request, file: file, identifier: identifier, chunkSize: chunkSize)
+            ?? claimTransfer(claim, "upload", identifier: identifier) {
             return try await recorded(request.settings) { _ throws(CourierError) -> Response<Data> in throw problem }
         }
         defer { activeDownloads.withLock { _ = $0.remove(claim) } }
@@ -159,6 +154,7 @@ struct ResumableUploadRun {
         // confirmed part that still reads the same.
         if let kept = record {
             var same = kept.protocolName == uploadProtocol.name && kept.file == file.path && kept.size == size && kept.modified == modified
+                && (0...size).contains(kept.confirmed)
             if same {
                 try digest.cover(upTo: kept.confirmed)
                 same = digest.hex == kept.sentSHA256
@@ -186,13 +182,11 @@ struct ResumableUploadRun {
                 return answer
             } catch {
                 needsOffset = record != nil
-                if let now = record?.confirmed, now > confirmed {
-                    confirmed = now
-                    schedule.progressed()
-                }
-                guard !Task.isCancelled, error.kind != .invalidRequest, error.kind != .invalidResponse,
-                      policy.retries(error.kind) || error.statusCode.map(policy.retries(statusCode:)) == true,
-                      let delay = schedule.retry(asked: RetryAfter.delay(error.headers?["Retry-After"]))
+                // Every step resumes whatever its method (the offset is learnt first), but not after
+                // the app's bad input or an answer that cannot be trusted.
+                guard let delay = schedule.resume(
+                    after: error, reached: &confirmed, now: record?.confirmed ?? 0,
+                    resumes: error.kind != .invalidRequest && error.kind != .invalidResponse)
                 else { throw error }
                 try? await schedule.wait(delay)  // a cancellation ends the wait; the next step then fails as cancelled
             }

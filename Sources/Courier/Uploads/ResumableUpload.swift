@@ -26,6 +26,7 @@ public struct ResumableUploadProtocol: Sendable, Hashable, CustomStringConvertib
         self == .tus ? ["Tus-Resumable": "1.0.0"] : ["Upload-Draft-Interop-Version": "6"]
     }
 
+    /// The protocol's name: `tus` or `ietf-draft`.
     public var description: String { name }
 }
 
