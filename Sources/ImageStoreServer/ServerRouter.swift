@@ -18,6 +18,7 @@ enum ServerRouter {
         LogRoutes(database: database).add(to: router)
         ImageRoutes(database: database, maximumImageSize: maximumImageSize).add(to: router)
         UploadSinkRoutes().add(to: router)
+        ResumableUploadRoutes().add(to: router)
         StreamRoutes().add(to: router)
         ResilienceRoutes().add(to: router)
         for addition in extensions { addition.addLast(to: router) }

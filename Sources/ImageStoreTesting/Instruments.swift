@@ -25,9 +25,11 @@ public final class Instruments: ServerExtension {
         router.add(middleware: CountingMiddleware(counter: counter))
     }
 
-    /// Adds the middleware that counts the requests `/flaky/{key}` answers, per key.
+    /// Adds the middleware that counts the requests `/flaky/{key}` answers, per key, and the one
+    /// that counts (and, when asked, cuts) the resumable uploads' bodies.
     public func addBeforeRoutes(to router: Router<BasicRequestContext>) {
         router.add(middleware: FlakyTallyMiddleware(tally: tally))
+        router.add(middleware: UploadDropMiddleware(tally: tally))
     }
 
     /// Adds the test routes: `/hold`, `/cached`, `/ranged` (``TestRoutes``).
@@ -84,7 +86,8 @@ extension ImageStoreServer {
 
     /// Requests `/flaky/{key}` has received for `key`; with `cached/name`, the requests
     /// `/cached/{name}` served for `name`; with `ranged/<count>/bytes`, the bytes
-    /// `/ranged/{count}` sent.
+    /// `/ranged/{count}` sent; with `uploads/received`, the body bytes the resumable-upload routes
+    /// took, and with `uploads/drops`, the bodies cut for a `Test-Drop-Every` header.
     public func flakyAttempts(_ key: String) -> Int { instruments.tally.count(key) }
 
     /// The byte at `index` of every `/ranged/{count}` file of `version`.

@@ -11,7 +11,10 @@ let suites: [String: @Sendable (BenchOptions) async throws -> Void] = [
     "hotpath": { try await HotPathBenchmark(options: $0).run() },
     "decode": { try DecodeBenchmark(options: $0).run() },
     "cache": { try await CacheBenchmark(options: $0).run() },
-    "upload": { try await UploadBenchmark(options: $0).run() },
+    "upload": {
+        try await UploadBenchmark(options: $0).run()
+        try await ResumableUploadBenchmark(options: $0).run()
+    },
     "download": { try await DownloadBenchmark(options: $0).run() },
     "dedup": { try await DedupBenchmark(options: $0).run() },
     "store": { try await StoreBenchmark(options: $0).run() },

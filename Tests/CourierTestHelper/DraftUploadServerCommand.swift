@@ -16,7 +16,14 @@ import Synchronization
 ///
 /// The app takes any `POST` whole (the draft's machinery hands it the body across every resumed
 /// request) and answers `{"sha256": …, "size": …}`. `GET /stats` answers
-/// `{"bodyBytes": N, "requests": M}`: the body bytes of every request received, and the requests.
+/// `{"bodyBytes": N, "requests": M, "cuts": C}`: the body bytes of every request received, the
+/// requests, and the connections cut.
+///
+/// Faults, set with `POST /faults?…` and made in front of the draft's handler (``DraftFaults``):
+/// `cut_every=N` closes the connection where the body bytes received reach a multiple of N;
+/// `lie=K` adds K to every `Upload-Offset` the server answers; `expire=PATH` answers `404` to
+/// every request for the upload resource PATH (the draft's handler's own answer for an upload it
+/// does not have), as a server that forgot it.
 struct DraftUploadServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "draft-upload-server", abstract: "Serve the IETF resumable-upload draft with NIOResumableUpload (for tests).")
@@ -25,6 +32,7 @@ struct DraftUploadServerCommand: AsyncParsableCommand {
     // ParentWatch, which would read courier-watch's closed input as the parent's end.
     func run() async throws {
         let counts = Counts()
+        let faults = FaultSettings()
         let origin = Mutex("")
         let context = Mutex<HTTPResumableUploadContext?>(nil)
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -39,8 +47,9 @@ struct DraftUploadServerCommand: AsyncParsableCommand {
                     let sync = channel.pipeline.syncOperations
                     try sync.configureHTTPServerPipeline()
                     try sync.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+                    try sync.addHandler(DraftFaults(settings: faults, counts: counts))
                     try sync.addHandler(WireCounter(counts: counts))
-                    try sync.addHandler(HTTPResumableUploadHandler(context: uploads, handlers: [WholeBodyApp(counts: counts)]))
+                    try sync.addHandler(HTTPResumableUploadHandler(context: uploads, handlers: [WholeBodyApp(counts: counts, faults: faults)]))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -55,6 +64,7 @@ struct DraftUploadServerCommand: AsyncParsableCommand {
 final class Counts: Sendable {
     let bodyBytes = Atomic<Int>(0)
     let requests = Atomic<Int>(0)
+    let cuts = Atomic<Int>(0)
 }
 
 /// Counts requests and body bytes as they arrive, before the draft's handler.
@@ -85,17 +95,21 @@ final class WholeBodyApp: ChannelInboundHandler {
     typealias OutboundOut = HTTPResponsePart
 
     let counts: Counts
+    let faults: FaultSettings
     private var hash: SHA256?
     private var size = 0
     private var path = ""
 
-    init(counts: Counts) { self.counts = counts }
+    init(counts: Counts, faults: FaultSettings) {
+        self.counts = counts
+        self.faults = faults
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let request):
             path = request.path ?? ""
-            hash = request.method == .post ? SHA256() : nil
+            hash = request.method == .post && !path.hasPrefix("/faults") ? SHA256() : nil
             size = 0
         case .body(let body):
             body.withUnsafeReadableBytes { hash?.update(bufferPointer: $0) }
@@ -105,8 +119,11 @@ final class WholeBodyApp: ChannelInboundHandler {
             if let hash {
                 let hex = hash.finalize().map { String(format: "%02x", $0) }.joined()
                 json = #"{"sha256":"\#(hex)","size":\#(size)}"#
+            } else if path.hasPrefix("/faults") {
+                faults.apply(URLComponents(string: path)?.queryItems ?? [])
+                json = "{}"
             } else if path == "/stats" {
-                json = #"{"bodyBytes":\#(counts.bodyBytes.load(ordering: .relaxed)),"requests":\#(counts.requests.load(ordering: .relaxed))}"#
+                json = #"{"bodyBytes":\#(counts.bodyBytes.load(ordering: .relaxed)),"requests":\#(counts.requests.load(ordering: .relaxed)),"cuts":\#(counts.cuts.load(ordering: .relaxed))}"#
             } else {
                 respond(context, status: .notFound, json: "{}")
                 return
@@ -122,5 +139,94 @@ final class WholeBodyApp: ChannelInboundHandler {
         context.write(wrapOutboundOut(.head(response)), promise: nil)
         context.write(wrapOutboundOut(.body(ByteBuffer(string: json))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+}
+
+/// The faults the server is told to make (`POST /faults`), shared by every connection.
+final class FaultSettings: Sendable {
+    struct State {
+        var cutEvery: Int?
+        var received = 0
+        var lie: Int64 = 0
+        var expired: Set<String> = []
+    }
+
+    let state = Mutex(State())
+
+    /// Takes `cut_every=N`, `lie=K` and `expire=PATH`.
+    func apply(_ items: [URLQueryItem]) {
+        state.withLock { state in
+            for item in items {
+                switch item.name {
+                case "cut_every": state.cutEvery = item.value.flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
+                case "lie": state.lie = item.value.flatMap { Int64($0) } ?? 0
+                case "expire": if let value = item.value { state.expired.insert(value) }
+                default: break
+                }
+            }
+        }
+    }
+}
+
+/// Makes the faults of ``FaultSettings`` in front of the draft's handler: cuts connections,
+/// moves offsets, and sends requests for an expired upload to one the draft's handler never had.
+final class DraftFaults: ChannelDuplexHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    let settings: FaultSettings
+    let counts: Counts
+    private var cut = false
+
+    init(settings: FaultSettings, counts: Counts) {
+        self.settings = settings
+        self.counts = counts
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !cut else { return }
+        switch unwrapInboundIn(data) {
+        case .head(var request):
+            guard let path = request.path, settings.state.withLock({ $0.expired.contains(path) }) else {
+                context.fireChannelRead(data)
+                return
+            }
+            request.path = "/resumable_upload/1-1"  // an upload the handler never had: its own 404
+            context.fireChannelRead(wrapInboundOut(.head(request)))
+        case .body(let body):
+            let room: Int? = settings.state.withLock { state in
+                guard let every = state.cutEvery else { return nil }
+                let room = every - state.received % every
+                state.received += min(room, body.readableBytes)
+                return body.readableBytes >= room ? room : nil
+            }
+            guard let room else {
+                context.fireChannelRead(data)
+                return
+            }
+            cut = true
+            counts.cuts.add(1, ordering: .relaxed)
+            if let slice = body.getSlice(at: body.readerIndex, length: room) {
+                context.fireChannelRead(wrapInboundOut(.body(slice)))
+            }
+            context.close(promise: nil)
+        case .end:
+            context.fireChannelRead(data)
+        }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard case .head(var response) = unwrapOutboundIn(data) else {
+            context.write(data, promise: promise)
+            return
+        }
+        let lie = settings.state.withLock { $0.lie }
+        let offset = HTTPField.Name("Upload-Offset")!
+        if lie != 0, let told = response.headerFields[offset].flatMap({ Int64($0) }) {
+            response.headerFields[offset] = String(told + lie)
+        }
+        context.write(wrapOutboundOut(.head(response)), promise: promise)
     }
 }

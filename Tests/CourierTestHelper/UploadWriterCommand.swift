@@ -5,7 +5,8 @@ import CourierProbes
 import Foundation
 import Synchronization
 
-/// `courier-test-helper upload-writer`: uploads `--file` resumably to the tus endpoint `--url`,
+/// `courier-test-helper upload-writer`: uploads `--file` resumably (tus, or the IETF draft with
+/// `--protocol ietf-draft`) to `--url`,
 /// keeping the upload's record under `--directory`, until it is whole or the process is killed.
 /// Prints `ready` once the server confirmed bytes, for the test that kills it at random moments
 /// and resumes after; a writer that finishes writes the upload's URL to `--report`.
@@ -31,8 +32,11 @@ struct UploadWriterCommand: AsyncParsableCommand {
     @Option(help: "The upload's identifier.")
     var identifier = "crash"
 
-    @Option(help: "A file to write the finished upload's URL to.")
+    @Option(help: "A file to write the finished upload's URL to, and on the next line the answer's body.")
     var report: String
+
+    @Option(help: "tus or ietf-draft.")
+    var `protocol` = "tus"
 
     func run() async throws {
         ParentWatch.start()
@@ -56,8 +60,9 @@ struct UploadWriterCommand: AsyncParsableCommand {
             }
             if moved { CrashPoint.ready() }
         }
-        let answer = try await client.upload(request, from: URL(fileURLWithPath: file), resuming: identifier, chunkSize: chunkSize)
-        try Data(answer.url.absoluteString.utf8).write(to: URL(fileURLWithPath: report))
+        let answer = try await client.upload(
+            request, from: URL(fileURLWithPath: file), resuming: identifier, using: `protocol` == "tus" ? .tus : .ietfDraft, chunkSize: chunkSize)
+        try Data((answer.url.absoluteString + "\n").utf8 + answer.data).write(to: URL(fileURLWithPath: report))
         CrashPoint.ready()
         FileHandle.standardOutput.write(Data("done\n".utf8))
     }

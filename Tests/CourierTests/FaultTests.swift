@@ -159,6 +159,23 @@ struct FaultTests {
         #expect(error.kind == .timedOut, "\(error)")
     }
 
+    /// A connection the server resets while the request body is still going out (libcurl's "Send
+    /// failure: Broken pipe" or "Connection reset by peer") is lost, on both transports alike: what
+    /// a resumable upload resumes after.
+    @Test(arguments: TransportKind.allCases)
+    func aResetWhileTheBodyGoesOutIsALostConnection(kind: TransportKind) async throws {
+        let body = Data(repeating: 7, count: 16 << 20)
+        let request = Request<Data>(.patch, "upload", body: .data(body, contentType: "application/octet-stream"))
+        let result = try await Self.send(request, on: kind) { connection in
+            connection.shrinkReceiveBuffer()
+            connection.readHead()
+            _ = connection.read(64 * 1024)
+            connection.reset()
+        }
+        let error = try Self.failure(result)
+        #expect(error.kind == .connectionLost, "\(error)")
+    }
+
     @Test(arguments: TransportKind.allCases, ["gzip", "deflate"])
     func compressedBodiesArriveDecoded(kind: TransportKind, coding: String) async throws {
         let encoded = coding == "gzip" ? CompressedFixtures.gzip : CompressedFixtures.deflate

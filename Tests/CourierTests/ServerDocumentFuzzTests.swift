@@ -22,9 +22,11 @@ import Testing
             arguments: ["serve", "--port", "\(port)", "--database", directory.url.appendingPathComponent("store.sqlite").path],
             within: .seconds(300)
         ) { isRunning in
+            // Through env, for the hooks that make the upload routes' bodies (`SCHEMATHESIS_HOOKS`).
             run = try await ChildProcess.run(
-                executable: schemathesis,
+                executable: URL(fileURLWithPath: "/usr/bin/env"),
                 arguments: [
+                    "SCHEMATHESIS_HOOKS=" + TestTools.root.appendingPathComponent("Scripts/schemathesis-hooks.py").path, schemathesis.path,
                     "--config-file", TestTools.root.appendingPathComponent("Scripts/schemathesis.toml").path, "run", "\(base)/openapi.yaml",
                     "--url", base, "--wait-for-schema", "60", "--max-time", "45", "--workers", "1", "--seed", "20261124", "--no-color",
                 ], directory: directory.url, within: .seconds(240))  // schemathesis keeps its cache where it runs

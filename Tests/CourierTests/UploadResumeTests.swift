@@ -71,7 +71,8 @@ struct UploadResumeTests {
         try await client.send(Request<Stored>(.get, "sha256/\(url.lastPathComponent)")).value
     }
 
-    /// Starts the upload and cancels it once the server confirmed `bytes`; returns what is kept.
+    /// Starts the upload and cancels it once the server confirmed `bytes` (as the kept record says
+    /// when progress is reported); returns what is kept.
     static func uploadPart(
         _ client: APIClient, _ request: Request<Data>, file: URL, identifier: String, using uploadProtocol: ResumableUploadProtocol = .tus,
         chunkSize: Int, until bytes: Int64
@@ -79,7 +80,9 @@ struct UploadResumeTests {
         let task = Locked<Task<Void, Never>?>(nil)
         var partial = request
         partial.uploadProgress = { progress in
-            if progress.completed >= bytes { task.withLock { $0 }?.cancel() }
+            guard progress.completed >= bytes, client.resumableUploads().first(where: { $0.identifier == identifier })?.bytesConfirmed ?? 0 >= bytes
+            else { return }
+            task.withLock { $0 }?.cancel()
         }
         let started = Task {
             let outcome = await outcome { () async throws(CourierError) in try await client.upload(partial, from: file, resuming: identifier, using: uploadProtocol, chunkSize: chunkSize) }
@@ -270,42 +273,70 @@ extension UploadResumeTests {
 }
 
 extension UploadResumeTests {
-    /// A process uploading an 8 MiB file is killed at random moments, 20 times; each next one
-    /// resumes what the last kept (learning the offset with HEAD), and the last resume, in this
-    /// process, ends with the server holding the file. The server receives about each byte once.
+    /// A process uploading an 8 MiB file to `endpoint` in `uploadProtocol` is killed at random
+    /// moments, 20 times; each next one resumes what the last kept (learning the offset with
+    /// HEAD), and the last resume, in this process, ends the upload. Returns the kills and the
+    /// answer that completed the upload (its URL and body).
+    static func killTwentyTimes(
+        _ client: APIClient, _ directory: URL, _ kind: TransportKind, endpoint: String, file: URL, chunk: Int,
+        using uploadProtocol: ResumableUploadProtocol
+    ) async throws -> (kills: Int, url: URL, body: Data) {
+        let kept = directory.appendingPathComponent("kept")
+        let report = directory.appendingPathComponent("finished")
+        var kills = 0
+        for _ in 0..<20 {
+            let arguments = [
+                "upload-writer", "--url", endpoint, "--directory", kept.path, "--file", file.path, "--chunk-size", "\(chunk)",
+                "--transport", kind == .asyncHTTPClient ? "ahc" : "urlsession", "--report", report.path, "--protocol", uploadProtocol.description,
+            ]
+            guard try await killWriter(arguments, within: .milliseconds(10)) else { break }  // it finished
+            kills += 1
+        }
+        var configuration = client.configuration
+        configuration.resumableDownloadsDirectory = kept
+        let resumed = APIClient(configuration: configuration, transport: client.transport)
+        defer { #expect(resumed.resumableUploads().isEmpty) }
+        // The last writer may have finished the upload; else it is resumed here.
+        if let finished = try? Data(contentsOf: report), let line = finished.firstIndex(of: UInt8(ascii: "\n")),
+           let url = URL(string: String(decoding: finished[..<line], as: UTF8.self)) {
+            return (kills, url, Data(finished[(line + 1)...]))
+        }
+        #expect(resumed.resumableUploads().map(\.identifier) == ["crash"])
+        let answer = try await resumed.upload(Request(.post, endpoint), from: file, resuming: "crash", using: uploadProtocol, chunkSize: chunk)
+        return (kills, answer.url, answer.data)
+    }
+
+    /// tus: the server ends with the file, and receives about each byte once.
     @Test(arguments: TransportKind.allCases)
     func anUploadSurvivesItsProcessKilledTwentyTimes(kind: TransportKind) async throws {
         try await Self.withTus(kind) { client, directory in
             let size = 8 << 20
             let chunk = 256 * 1024
             let file = try Self.file(size, in: directory)
-            let kept = directory.appendingPathComponent("kept")
             let endpoint = client.configuration.baseURL.appendingPathComponent("files/").absoluteString
-            let report = directory.appendingPathComponent("finished")
-            var kills = 0
-            for _ in 0..<20 {
-                let arguments = [
-                    "upload-writer", "--url", endpoint, "--directory", kept.path, "--file", file.path, "--chunk-size", "\(chunk)",
-                    "--transport", kind == .asyncHTTPClient ? "ahc" : "urlsession", "--report", report.path,
-                ]
-                guard try await killWriter(arguments, within: .milliseconds(10)) else { break }  // it finished
-                kills += 1
-            }
-            var configuration = client.configuration
-            configuration.resumableDownloadsDirectory = kept
-            let resumed = APIClient(configuration: configuration, transport: client.transport)
-            // The last writer may have finished the upload; else it is resumed here.
-            var uploaded = (try? String(contentsOf: report, encoding: .utf8)).flatMap(URL.init(string:))
-            if uploaded == nil {
-                #expect(resumed.resumableUploads().map(\.identifier) == ["crash"])
-                uploaded = try await resumed.upload(Request(.post, endpoint), from: file, resuming: "crash", chunkSize: chunk).url
-            }
-            #expect(try await Self.stored(client, at: try #require(uploaded)).sha256 == (try Self.sha256(file)))
+            let (kills, uploaded, _) = try await Self.killTwentyTimes(client, directory, kind, endpoint: endpoint, file: file, chunk: chunk, using: .tus)
+            #expect(try await Self.stored(client, at: uploaded).sha256 == (try Self.sha256(file)))
             #expect(kills >= 10, "the uploads were killed part way")
             let stats = try await Self.stats(client)
             print("tus upload \(kind) killed \(kills) times: server received \(stats.patchBytes) bytes for a file of \(size) (\(String(format: "%.3f", Double(stats.patchBytes) / Double(size))))")
             #expect(stats.patchBytes <= Int64(size + kills * chunk), "at most a piece again per kill")
-            #expect(resumed.resumableUploads().isEmpty)
+        }
+    }
+
+    /// The IETF draft, against NIOResumableUpload: the same.
+    @Test(arguments: TransportKind.allCases)
+    func aDraftUploadSurvivesItsProcessKilledTwentyTimes(kind: TransportKind) async throws {
+        try await Self.withDraftServer(kind) { client, directory in
+            let size = 8 << 20
+            let chunk = 256 * 1024
+            let file = try Self.file(size, in: directory)
+            let endpoint = client.configuration.baseURL.appendingPathComponent("uploads/killed").absoluteString
+            let (kills, _, body) = try await Self.killTwentyTimes(client, directory, kind, endpoint: endpoint, file: file, chunk: chunk, using: .ietfDraft)
+            #expect(try JSONDecoder().decode(Stored.self, from: body).sha256 == (try Self.sha256(file)), "the app saw the whole file once")
+            #expect(kills >= 10, "the uploads were killed part way")
+            let stats = try await client.send(Request<DraftStats>(.get, "stats")).value
+            print("draft upload \(kind) killed \(kills) times: server received \(stats.bodyBytes) bytes for a file of \(size) (\(String(format: "%.3f", Double(stats.bodyBytes) / Double(size))))")
+            #expect(stats.bodyBytes <= Int64(size + kills * chunk), "at most a piece again per kill")
         }
     }
 }
@@ -358,6 +389,7 @@ extension UploadResumeTests {
     struct DraftStats: Decodable {
         var bodyBytes: Int64
         var requests: Int
+        var cuts: Int
     }
 
     /// Runs `body` with a client on `kind` of a new draft server, keeping its uploads in a new folder.
@@ -366,7 +398,12 @@ extension UploadResumeTests {
         defer { directory.remove() }
         let server = try await ToolServer.start(ChildProcess.watched(try testHelperExecutable(), ["draft-upload-server"]))
         defer { Task { await server.stop() } }
-        try await kind.with { transport in try await body(Self.client(server, transport, keepingIn: directory.url), directory.url) }
+        do {
+            try await kind.with { transport in try await body(Self.client(server, transport, keepingIn: directory.url), directory.url) }
+        } catch {
+            print("draft server's output:\n\(server.output)")
+            throw error
+        }
         await server.stop()
     }
 
@@ -402,6 +439,61 @@ extension UploadResumeTests {
             let stats = try await client.send(Request<DraftStats>(.get, "stats")).value
             print("draft resumed upload \(kind): server received \(stats.bodyBytes) bytes for a file of \(size) (\(String(format: "%.3f", Double(stats.bodyBytes) / Double(size))))")
             #expect(stats.bodyBytes <= Int64(size + (1 << 20)))
+        }
+    }
+
+    /// Connections cut part way through pieces, four times: each time the upload learns the
+    /// offset with HEAD and goes on from there, within one call; the app sees the file once.
+    ///
+    /// async-http-client only. With URLSession on Linux (libcurl), NIOResumableUpload 1.35.2 lost
+    /// the upload after a cut in most runs (its HEAD answered 404, or the server stopped taking
+    /// connections): it destroys an upload whose append it finds in conflict, and the cause on
+    /// libcurl's side is not established. The sample server's draft route takes the same cuts on
+    /// both transports (`UploadResumeSampleServerTests`).
+    @Test(arguments: [TransportKind.asyncHTTPClient])
+    func aDraftUploadResumesAfterCutConnections(kind: TransportKind) async throws {
+        try await Self.withDraftServer(kind) { client, directory in
+            let size = 5 << 20 + 123
+            let file = try Self.file(size, in: directory)
+            _ = try await client.send(Request<Data>(.post, "faults", query: ["cut_every": .int(1 << 20 + 4_321)]))
+            var request = Request<Data>(.post, "uploads/cut")
+            // A cut may also close a kept-alive connection the next step would use.
+            request.retryPolicy = RetryPolicy(maximumAttempts: 4, baseDelay: .milliseconds(1))
+            let answer = try await client.upload(request, from: file, resuming: "cut", using: .ietfDraft, chunkSize: 1 << 20)
+            #expect(try JSONDecoder().decode(Stored.self, from: answer.data).sha256 == (try Self.sha256(file)))
+            let stats = try await client.send(Request<DraftStats>(.get, "stats")).value
+            print("draft upload with cuts \(kind): server received \(stats.bodyBytes) bytes for a file of \(size) (\(String(format: "%.3f", Double(stats.bodyBytes) / Double(size)))), \(stats.cuts) cuts, transport wrote \(answer.metrics.bytesSent)")
+            #expect(stats.cuts == 4)
+            #expect(stats.bodyBytes == Int64(size), "no byte the server took was sent again")
+        }
+    }
+
+    /// A draft server that confirms more than was sent is not believed: a clear error, nothing kept.
+    @Test(arguments: TransportKind.allCases)
+    func aDraftServerThatConfirmsMoreThanWasSentIsRefused(kind: TransportKind) async throws {
+        try await Self.withDraftServer(kind) { client, directory in
+            let file = try Self.file(2 << 20, in: directory)
+            _ = try await client.send(Request<Data>(.post, "faults", query: ["lie": 1_000]))
+            let error = try await #require(throws: CourierError.self) {
+                try await client.upload(Request(.post, "uploads/lied"), from: file, resuming: "lied-to", using: .ietfDraft, chunkSize: 1 << 20)
+            }
+            #expect(error.kind == .invalidResponse)
+            #expect(error.message.contains("holds 1049576 bytes"), "\(error.message)")
+            #expect(client.resumableUploads().isEmpty)
+        }
+    }
+
+    /// A draft upload the server forgot (`404`) starts over once, and completes.
+    @Test(arguments: TransportKind.allCases)
+    func anExpiredDraftUploadStartsOver(kind: TransportKind) async throws {
+        try await Self.withDraftServer(kind) { client, directory in
+            let file = try Self.file(3 << 20, in: directory)
+            let request = Request<Data>(.post, "uploads/expiring")
+            let kept = try await Self.uploadPart(client, request, file: file, identifier: "expired", using: .ietfDraft, chunkSize: 1 << 20, until: 1 << 20)
+            _ = try await client.send(Request<Data>(.post, "faults", query: ["expire": .string(kept.uploadURL.path)]))
+            let answer = try await client.upload(request, from: file, resuming: "expired", using: .ietfDraft, chunkSize: 1 << 20)
+            #expect(answer.url != kept.uploadURL)
+            #expect(try JSONDecoder().decode(Stored.self, from: answer.data).sha256 == (try Self.sha256(file)))
         }
     }
 }

@@ -19,7 +19,9 @@ import HTTPTypes
 /// The image store that `courier serve` runs (seed 004's sample server): sign-up and sign-in with
 /// devise_token_auth-style headers, images stored on SQLite (create with multipart, read as JSON
 /// or XML, change, delete), and routes that answer with errors on purpose, for trying a client's
-/// error handling and retries. Served by the server itself at `/openapi.yaml`.
+/// error handling and retries, and uploads that resume in tus 1.0 and in the IETF's resumable-upload
+/// draft (interop version 6), keeping none of their bytes. Served by the server itself at
+/// `/openapi.yaml`.
 package struct Client: APIProtocol {
     /// The underlying HTTP client.
     private let client: UniversalClient
@@ -2262,6 +2264,1079 @@ package struct Client: APIProtocol {
                         .init(
                             headers: headers,
                             body: body
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// Creates a tus upload (tus 1.0 creation; the body, when sent, is its first bytes).
+    ///
+    /// - Remark: HTTP `POST /uploads/tus`.
+    /// - Remark: Generated from `#/paths//uploads/tus/post(createTusUpload)`.
+    package func createTusUpload(_ input: Operations.CreateTusUpload.Input) async throws -> Operations.CreateTusUpload.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.CreateTusUpload.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/uploads/tus",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .post
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Tus-Resumable",
+                    value: input.headers.tusResumable
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Upload-Length",
+                    value: input.headers.uploadLength
+                )
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                let body: OpenAPIRuntime.HTTPBody?
+                switch input.body {
+                case .none:
+                    body = nil
+                case let .applicationOffsetOctetStream(value):
+                    body = try converter.setOptionalRequestBodyAsBinary(
+                        value,
+                        headerFields: &request.headerFields,
+                        contentType: "application/offset+octet-stream"
+                    )
+                }
+                return (request, body)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 201:
+                    let headers: Operations.CreateTusUpload.Output.Created.Headers = .init(
+                        location: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Location",
+                            as: Swift.String.self
+                        ),
+                        tusResumable: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Tus-Resumable",
+                            as: Swift.String.self
+                        ),
+                        uploadOffset: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Upload-Offset",
+                            as: Swift.Int.self
+                        )
+                    )
+                    return .created(.init(headers: headers))
+                case 400:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.UploadRefused.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ServerError.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(body: body))
+                case 412:
+                    let headers: Components.Responses.TusVersionRefused.Headers = .init(tusVersion: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Tus-Version",
+                        as: Swift.String.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.TusVersionRefused.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ServerError.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .preconditionFailed(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 415:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.UploadRefused.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ServerError.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unsupportedMediaType(.init(body: body))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// What the tus endpoint speaks.
+    ///
+    /// - Remark: HTTP `OPTIONS /uploads/tus`.
+    /// - Remark: Generated from `#/paths//uploads/tus/options(tusOptions)`.
+    package func tusOptions(_ input: Operations.TusOptions.Input) async throws -> Operations.TusOptions.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.TusOptions.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/uploads/tus",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .options
+                )
+                suppressMutabilityWarning(&request)
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 204:
+                    let headers: Operations.TusOptions.Output.NoContent.Headers = .init(
+                        tusResumable: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Tus-Resumable",
+                            as: Swift.String.self
+                        ),
+                        tusVersion: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Tus-Version",
+                            as: Swift.String.self
+                        ),
+                        tusExtension: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Tus-Extension",
+                            as: Swift.String.self
+                        )
+                    )
+                    return .noContent(.init(headers: headers))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// What a tus upload received, and its SHA-256 once whole.
+    ///
+    /// - Remark: HTTP `GET /uploads/tus/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/tus/{id}/get(tusUploadSummary)`.
+    package func tusUploadSummary(_ input: Operations.TusUploadSummary.Input) async throws -> Operations.TusUploadSummary.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.TusUploadSummary.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/uploads/tus/{}",
+                    parameters: [
+                        input.path.id
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.TusUploadSummary.Output.Ok.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ResumableUploadSummary.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(body: body))
+                case 404:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.UploadRefused.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ServerError.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(body: body))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// Appends bytes at Upload-Offset.
+    ///
+    /// - Remark: HTTP `PATCH /uploads/tus/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/tus/{id}/patch(appendTusUpload)`.
+    package func appendTusUpload(_ input: Operations.AppendTusUpload.Input) async throws -> Operations.AppendTusUpload.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.AppendTusUpload.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/uploads/tus/{}",
+                    parameters: [
+                        input.path.id
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .patch
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Tus-Resumable",
+                    value: input.headers.tusResumable
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Upload-Offset",
+                    value: input.headers.uploadOffset
+                )
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                let body: OpenAPIRuntime.HTTPBody?
+                switch input.body {
+                case let .applicationOffsetOctetStream(value):
+                    body = try converter.setRequiredRequestBodyAsBinary(
+                        value,
+                        headerFields: &request.headerFields,
+                        contentType: "application/offset+octet-stream"
+                    )
+                }
+                return (request, body)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 204:
+                    let headers: Operations.AppendTusUpload.Output.NoContent.Headers = .init(
+                        uploadOffset: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Upload-Offset",
+                            as: Swift.Int.self
+                        ),
+                        tusResumable: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Tus-Resumable",
+                            as: Swift.String.self
+                        )
+                    )
+                    return .noContent(.init(headers: headers))
+                case 400:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.UploadRefused.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ServerError.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(body: body))
+                case 404:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.UploadRefused.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ServerError.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(body: body))
+                case 409:
+                    let headers: Components.Responses.UploadConflict.Headers = .init(uploadOffset: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Upload-Offset",
+                        as: Swift.Int.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.UploadConflict.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ServerError.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .conflict(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 412:
+                    let headers: Components.Responses.TusVersionRefused.Headers = .init(tusVersion: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Tus-Version",
+                        as: Swift.String.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.TusVersionRefused.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ServerError.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .preconditionFailed(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 415:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.UploadRefused.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ServerError.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unsupportedMediaType(.init(body: body))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// Forgets a tus upload (termination).
+    ///
+    /// - Remark: HTTP `DELETE /uploads/tus/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/tus/{id}/delete(deleteTusUpload)`.
+    package func deleteTusUpload(_ input: Operations.DeleteTusUpload.Input) async throws -> Operations.DeleteTusUpload.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.DeleteTusUpload.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/uploads/tus/{}",
+                    parameters: [
+                        input.path.id
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .delete
+                )
+                suppressMutabilityWarning(&request)
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 204:
+                    return .noContent(.init())
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// The bytes a tus upload holds.
+    ///
+    /// - Remark: HTTP `HEAD /uploads/tus/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/tus/{id}/head(tusUploadOffset)`.
+    package func tusUploadOffset(_ input: Operations.TusUploadOffset.Input) async throws -> Operations.TusUploadOffset.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.TusUploadOffset.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/uploads/tus/{}",
+                    parameters: [
+                        input.path.id
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .head
+                )
+                suppressMutabilityWarning(&request)
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let headers: Operations.TusUploadOffset.Output.Ok.Headers = .init(
+                        uploadOffset: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Upload-Offset",
+                            as: Swift.Int.self
+                        ),
+                        uploadLength: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Upload-Length",
+                            as: Swift.Int.self
+                        ),
+                        tusResumable: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Tus-Resumable",
+                            as: Swift.String.self
+                        )
+                    )
+                    return .ok(.init(headers: headers))
+                case 404:
+                    return .notFound(.init())
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// Takes a body and answers its size and SHA-256; with the draft's headers, as a resumable upload.
+    ///
+    /// Without `Upload-Draft-Interop-Version`, the body is taken whole. With
+    /// `Upload-Draft-Interop-Version: 6` and `Upload-Complete: ?0`, an upload is created (the body
+    /// is its first bytes) at the URL in `Location`; with `Upload-Complete: ?1`, the body is the
+    /// whole upload.
+    ///
+    /// - Remark: HTTP `POST /uploads/resumable`.
+    /// - Remark: Generated from `#/paths//uploads/resumable/post(resumableUploadTarget)`.
+    package func resumableUploadTarget(_ input: Operations.ResumableUploadTarget.Input) async throws -> Operations.ResumableUploadTarget.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.ResumableUploadTarget.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/uploads/resumable",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .post
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Upload-Draft-Interop-Version",
+                    value: input.headers.uploadDraftInteropVersion
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Upload-Complete",
+                    value: input.headers.uploadComplete
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Upload-Length",
+                    value: input.headers.uploadLength
+                )
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                let body: OpenAPIRuntime.HTTPBody?
+                switch input.body {
+                case .none:
+                    body = nil
+                case let .binary(value):
+                    body = try converter.setOptionalRequestBodyAsBinary(
+                        value,
+                        headerFields: &request.headerFields,
+                        contentType: "application/octet-stream"
+                    )
+                }
+                return (request, body)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.ResumableUploadTarget.Output.Ok.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ReceivedBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(body: body))
+                case 201:
+                    let headers: Operations.ResumableUploadTarget.Output.Created.Headers = .init(
+                        location: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Location",
+                            as: Swift.String.self
+                        ),
+                        uploadOffset: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Upload-Offset",
+                            as: Swift.Int.self
+                        ),
+                        uploadComplete: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Upload-Complete",
+                            as: Swift.String.self
+                        )
+                    )
+                    return .created(.init(headers: headers))
+                case 400:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.UploadRefused.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ServerError.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(body: body))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// What a draft upload received, and its SHA-256 once whole.
+    ///
+    /// - Remark: HTTP `GET /uploads/resumable/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/resumable/{id}/get(resumableUploadSummary)`.
+    package func resumableUploadSummary(_ input: Operations.ResumableUploadSummary.Input) async throws -> Operations.ResumableUploadSummary.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.ResumableUploadSummary.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/uploads/resumable/{}",
+                    parameters: [
+                        input.path.id
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.ResumableUploadSummary.Output.Ok.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ResumableUploadSummary.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(body: body))
+                case 404:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.UploadRefused.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ServerError.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(body: body))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// Appends bytes at Upload-Offset; with Upload-Complete ?1, the last ones.
+    ///
+    /// - Remark: HTTP `PATCH /uploads/resumable/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/resumable/{id}/patch(appendResumableUpload)`.
+    package func appendResumableUpload(_ input: Operations.AppendResumableUpload.Input) async throws -> Operations.AppendResumableUpload.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.AppendResumableUpload.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/uploads/resumable/{}",
+                    parameters: [
+                        input.path.id
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .patch
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Upload-Offset",
+                    value: input.headers.uploadOffset
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Upload-Complete",
+                    value: input.headers.uploadComplete
+                )
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                let body: OpenAPIRuntime.HTTPBody?
+                switch input.body {
+                case let .applicationPartialUpload(value):
+                    body = try converter.setRequiredRequestBodyAsBinary(
+                        value,
+                        headerFields: &request.headerFields,
+                        contentType: "application/partial-upload"
+                    )
+                }
+                return (request, body)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.AppendResumableUpload.Output.Ok.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ReceivedBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(body: body))
+                case 204:
+                    let headers: Operations.AppendResumableUpload.Output.NoContent.Headers = .init(uploadOffset: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Upload-Offset",
+                        as: Swift.Int.self
+                    ))
+                    return .noContent(.init(headers: headers))
+                case 400:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.UploadRefused.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ServerError.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(body: body))
+                case 404:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.UploadRefused.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ServerError.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(body: body))
+                case 409:
+                    let headers: Components.Responses.UploadConflict.Headers = .init(uploadOffset: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Upload-Offset",
+                        as: Swift.Int.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.UploadConflict.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ServerError.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .conflict(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 415:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.UploadRefused.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ServerError.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unsupportedMediaType(.init(body: body))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// Cancels a draft upload.
+    ///
+    /// - Remark: HTTP `DELETE /uploads/resumable/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/resumable/{id}/delete(deleteResumableUpload)`.
+    package func deleteResumableUpload(_ input: Operations.DeleteResumableUpload.Input) async throws -> Operations.DeleteResumableUpload.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.DeleteResumableUpload.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/uploads/resumable/{}",
+                    parameters: [
+                        input.path.id
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .delete
+                )
+                suppressMutabilityWarning(&request)
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 204:
+                    return .noContent(.init())
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// The bytes a draft upload holds, and whether it is complete.
+    ///
+    /// - Remark: HTTP `HEAD /uploads/resumable/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/resumable/{id}/head(resumableUploadOffset)`.
+    package func resumableUploadOffset(_ input: Operations.ResumableUploadOffset.Input) async throws -> Operations.ResumableUploadOffset.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.ResumableUploadOffset.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/uploads/resumable/{}",
+                    parameters: [
+                        input.path.id
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .head
+                )
+                suppressMutabilityWarning(&request)
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 204:
+                    let headers: Operations.ResumableUploadOffset.Output.NoContent.Headers = .init(
+                        uploadOffset: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Upload-Offset",
+                            as: Swift.Int.self
+                        ),
+                        uploadComplete: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Upload-Complete",
+                            as: Swift.String.self
+                        )
+                    )
+                    return .noContent(.init(headers: headers))
+                case 404:
+                    return .notFound(.init())
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
                         )
                     )
                 }

@@ -18,6 +18,16 @@ import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/parameters` section of the OpenAPI document.
     package enum Parameters {
+        /// The tus version the client speaks; this server takes 1.0.0.
+        ///
+        /// - Remark: Generated from `#/components/parameters/TusResumable`.
+        package typealias TusResumable = Swift.String
+        /// Where the bytes sent start; the upload's offset, or the answer is 409.
+        ///
+        /// - Remark: Generated from `#/components/parameters/UploadOffset`.
+        package typealias UploadOffset = Swift.Int
+        /// - Remark: Generated from `#/components/parameters/UploadID`.
+        package typealias UploadID = Swift.String
         /// Makes the write safe to send again (draft-ietf-httpapi-idempotency-key-header): a repeat
         /// of the same request with the same key gets the first answer again, marked
         /// `Idempotent-Replayed: true`, without a second effect; the key with a different request is

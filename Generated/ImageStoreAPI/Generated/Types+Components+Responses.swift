@@ -18,6 +18,128 @@ import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/responses` section of the OpenAPI document.
     package enum Responses {
+        package struct UploadRefused: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/UploadRefused/content`.
+            @frozen package enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/UploadRefused/content/application\/json`.
+                case json(Components.Schemas.ServerError)
+                /// The associated value of the enum case if `self` is `.json`.
+                ///
+                /// - Throws: An error if `self` is not `.json`.
+                /// - SeeAlso: `.json`.
+                package var json: Components.Schemas.ServerError {
+                    get throws {
+                        switch self {
+                        case let .json(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            package var body: Components.Responses.UploadRefused.Body
+            /// Creates a new `UploadRefused`.
+            ///
+            /// - Parameters:
+            ///   - body: Received HTTP response body
+            package init(body: Components.Responses.UploadRefused.Body) {
+                self.body = body
+            }
+        }
+        package struct TusVersionRefused: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/TusVersionRefused/headers`.
+            package struct Headers: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/TusVersionRefused/headers/Tus-Version`.
+                package var tusVersion: Swift.String
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - tusVersion:
+                package init(tusVersion: Swift.String) {
+                    self.tusVersion = tusVersion
+                }
+            }
+            /// Received HTTP response headers
+            package var headers: Components.Responses.TusVersionRefused.Headers
+            /// - Remark: Generated from `#/components/responses/TusVersionRefused/content`.
+            @frozen package enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/TusVersionRefused/content/application\/json`.
+                case json(Components.Schemas.ServerError)
+                /// The associated value of the enum case if `self` is `.json`.
+                ///
+                /// - Throws: An error if `self` is not `.json`.
+                /// - SeeAlso: `.json`.
+                package var json: Components.Schemas.ServerError {
+                    get throws {
+                        switch self {
+                        case let .json(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            package var body: Components.Responses.TusVersionRefused.Body
+            /// Creates a new `TusVersionRefused`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            package init(
+                headers: Components.Responses.TusVersionRefused.Headers,
+                body: Components.Responses.TusVersionRefused.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        package struct UploadConflict: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/UploadConflict/headers`.
+            package struct Headers: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/UploadConflict/headers/Upload-Offset`.
+                package var uploadOffset: Swift.Int
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - uploadOffset:
+                package init(uploadOffset: Swift.Int) {
+                    self.uploadOffset = uploadOffset
+                }
+            }
+            /// Received HTTP response headers
+            package var headers: Components.Responses.UploadConflict.Headers
+            /// - Remark: Generated from `#/components/responses/UploadConflict/content`.
+            @frozen package enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/UploadConflict/content/application\/json`.
+                case json(Components.Schemas.ServerError)
+                /// The associated value of the enum case if `self` is `.json`.
+                ///
+                /// - Throws: An error if `self` is not `.json`.
+                /// - SeeAlso: `.json`.
+                package var json: Components.Schemas.ServerError {
+                    get throws {
+                        switch self {
+                        case let .json(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            package var body: Components.Responses.UploadConflict.Body
+            /// Creates a new `UploadConflict`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            package init(
+                headers: Components.Responses.UploadConflict.Headers,
+                body: Components.Responses.UploadConflict.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
         package struct SignedIn: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/SignedIn/headers`.
             package struct Headers: Sendable, Hashable {

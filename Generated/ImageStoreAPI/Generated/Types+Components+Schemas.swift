@@ -18,6 +18,60 @@ import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/schemas` section of the OpenAPI document.
     package enum Schemas {
+        /// - Remark: Generated from `#/components/schemas/ResumableUploadSummary`.
+        package struct ResumableUploadSummary: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ResumableUploadSummary/length`.
+            package var length: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/ResumableUploadSummary/offset`.
+            package var offset: Swift.Int
+            /// The SHA-256 of the whole upload, once it is whole.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ResumableUploadSummary/sha256`.
+            package var sha256: Swift.String?
+            /// Creates a new `ResumableUploadSummary`.
+            ///
+            /// - Parameters:
+            ///   - length:
+            ///   - offset:
+            ///   - sha256: The SHA-256 of the whole upload, once it is whole.
+            package init(
+                length: Swift.Int? = nil,
+                offset: Swift.Int,
+                sha256: Swift.String? = nil
+            ) {
+                self.length = length
+                self.offset = offset
+                self.sha256 = sha256
+            }
+            package enum CodingKeys: String, CodingKey {
+                case length
+                case offset
+                case sha256
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ReceivedBody`.
+        package struct ReceivedBody: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ReceivedBody/size`.
+            package var size: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ReceivedBody/sha256`.
+            package var sha256: Swift.String
+            /// Creates a new `ReceivedBody`.
+            ///
+            /// - Parameters:
+            ///   - size:
+            ///   - sha256:
+            package init(
+                size: Swift.Int,
+                sha256: Swift.String
+            ) {
+                self.size = size
+                self.sha256 = sha256
+            }
+            package enum CodingKeys: String, CodingKey {
+                case size
+                case sha256
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/SignUp`.
         package struct SignUp: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/SignUp/email`.

@@ -3370,4 +3370,1768 @@ package enum Operations {
             }
         }
     }
+    /// Creates a tus upload (tus 1.0 creation; the body, when sent, is its first bytes).
+    ///
+    /// - Remark: HTTP `POST /uploads/tus`.
+    /// - Remark: Generated from `#/paths//uploads/tus/post(createTusUpload)`.
+    package enum CreateTusUpload {
+        package static let id: Swift.String = "createTusUpload"
+        package struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/uploads/tus/POST/header`.
+            package struct Headers: Sendable, Hashable {
+                /// The tus version the client speaks; this server takes 1.0.0.
+                ///
+                /// - Remark: Generated from `#/paths/uploads/tus/POST/header/Tus-Resumable`.
+                package var tusResumable: Components.Parameters.TusResumable
+                /// The whole upload's length; deferred lengths are not supported.
+                ///
+                /// - Remark: Generated from `#/paths/uploads/tus/POST/header/Upload-Length`.
+                package var uploadLength: Swift.Int
+                package var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CreateTusUpload.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - tusResumable: The tus version the client speaks; this server takes 1.0.0.
+                ///   - uploadLength: The whole upload's length; deferred lengths are not supported.
+                ///   - accept:
+                package init(
+                    tusResumable: Components.Parameters.TusResumable,
+                    uploadLength: Swift.Int,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CreateTusUpload.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.tusResumable = tusResumable
+                    self.uploadLength = uploadLength
+                    self.accept = accept
+                }
+            }
+            package var headers: Operations.CreateTusUpload.Input.Headers
+            /// - Remark: Generated from `#/paths/uploads/tus/POST/requestBody`.
+            @frozen package enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/uploads/tus/POST/requestBody/content/application\/offset+octet-stream`.
+                case applicationOffsetOctetStream(OpenAPIRuntime.HTTPBody)
+            }
+            package var body: Operations.CreateTusUpload.Input.Body?
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            package init(
+                headers: Operations.CreateTusUpload.Input.Headers,
+                body: Operations.CreateTusUpload.Input.Body? = nil
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen package enum Output: Sendable, Hashable {
+            package struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/uploads/tus/POST/responses/201/headers`.
+                package struct Headers: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/uploads/tus/POST/responses/201/headers/Location`.
+                    package var location: Swift.String
+                    /// - Remark: Generated from `#/paths/uploads/tus/POST/responses/201/headers/Tus-Resumable`.
+                    package var tusResumable: Swift.String
+                    /// - Remark: Generated from `#/paths/uploads/tus/POST/responses/201/headers/Upload-Offset`.
+                    package var uploadOffset: Swift.Int?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - location:
+                    ///   - tusResumable:
+                    ///   - uploadOffset:
+                    package init(
+                        location: Swift.String,
+                        tusResumable: Swift.String,
+                        uploadOffset: Swift.Int? = nil
+                    ) {
+                        self.location = location
+                        self.tusResumable = tusResumable
+                        self.uploadOffset = uploadOffset
+                    }
+                }
+                /// Received HTTP response headers
+                package var headers: Operations.CreateTusUpload.Output.Created.Headers
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                package init(headers: Operations.CreateTusUpload.Output.Created.Headers) {
+                    self.headers = headers
+                }
+            }
+            /// Created; the upload's URL is in Location, and Upload-Offset says how much of the body was kept.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/tus/post(createTusUpload)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.CreateTusUpload.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            package var created: Operations.CreateTusUpload.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was refused (its headers, its content type, its length) or the upload is not known.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/tus/post(createTusUpload)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.UploadRefused)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            package var badRequest: Components.Responses.UploadRefused {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Tus-Resumable is not 1.0.0; Tus-Version says what the server speaks.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/tus/post(createTusUpload)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.TusVersionRefused)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            package var preconditionFailed: Components.Responses.TusVersionRefused {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was refused (its headers, its content type, its length) or the upload is not known.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/tus/post(createTusUpload)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UploadRefused)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            package var unsupportedMediaType: Components.Responses.UploadRefused {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen package enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            package init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            package var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            package static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// What the tus endpoint speaks.
+    ///
+    /// - Remark: HTTP `OPTIONS /uploads/tus`.
+    /// - Remark: Generated from `#/paths//uploads/tus/options(tusOptions)`.
+    package enum TusOptions {
+        package static let id: Swift.String = "tusOptions"
+        package struct Input: Sendable, Hashable {
+            /// Creates a new `Input`.
+            package init() {}
+        }
+        @frozen package enum Output: Sendable, Hashable {
+            package struct NoContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/uploads/tus/OPTIONS/responses/204/headers`.
+                package struct Headers: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/uploads/tus/OPTIONS/responses/204/headers/Tus-Resumable`.
+                    package var tusResumable: Swift.String
+                    /// - Remark: Generated from `#/paths/uploads/tus/OPTIONS/responses/204/headers/Tus-Version`.
+                    package var tusVersion: Swift.String
+                    /// - Remark: Generated from `#/paths/uploads/tus/OPTIONS/responses/204/headers/Tus-Extension`.
+                    package var tusExtension: Swift.String
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - tusResumable:
+                    ///   - tusVersion:
+                    ///   - tusExtension:
+                    package init(
+                        tusResumable: Swift.String,
+                        tusVersion: Swift.String,
+                        tusExtension: Swift.String
+                    ) {
+                        self.tusResumable = tusResumable
+                        self.tusVersion = tusVersion
+                        self.tusExtension = tusExtension
+                    }
+                }
+                /// Received HTTP response headers
+                package var headers: Operations.TusOptions.Output.NoContent.Headers
+                /// Creates a new `NoContent`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                package init(headers: Operations.TusOptions.Output.NoContent.Headers) {
+                    self.headers = headers
+                }
+            }
+            /// tus 1.0.0, with creation, creation-with-upload and termination.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/tus/options(tusOptions)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.TusOptions.Output.NoContent)
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            package var noContent: Operations.TusOptions.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// What a tus upload received, and its SHA-256 once whole.
+    ///
+    /// - Remark: HTTP `GET /uploads/tus/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/tus/{id}/get(tusUploadSummary)`.
+    package enum TusUploadSummary {
+        package static let id: Swift.String = "tusUploadSummary"
+        package struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/uploads/tus/{id}/GET/path`.
+            package struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/uploads/tus/{id}/GET/path/id`.
+                package var id: Components.Parameters.UploadID
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                package init(id: Components.Parameters.UploadID) {
+                    self.id = id
+                }
+            }
+            package var path: Operations.TusUploadSummary.Input.Path
+            /// - Remark: Generated from `#/paths/uploads/tus/{id}/GET/header`.
+            package struct Headers: Sendable, Hashable {
+                package var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.TusUploadSummary.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                package init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.TusUploadSummary.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            package var headers: Operations.TusUploadSummary.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            package init(
+                path: Operations.TusUploadSummary.Input.Path,
+                headers: Operations.TusUploadSummary.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen package enum Output: Sendable, Hashable {
+            package struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/uploads/tus/{id}/GET/responses/200/content`.
+                @frozen package enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/uploads/tus/{id}/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.ResumableUploadSummary)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    package var json: Components.Schemas.ResumableUploadSummary {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                package var body: Operations.TusUploadSummary.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                package init(body: Operations.TusUploadSummary.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The upload's state.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/tus/{id}/get(tusUploadSummary)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.TusUploadSummary.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            package var ok: Operations.TusUploadSummary.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was refused (its headers, its content type, its length) or the upload is not known.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/tus/{id}/get(tusUploadSummary)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.UploadRefused)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            package var notFound: Components.Responses.UploadRefused {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen package enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            package init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            package var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            package static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Appends bytes at Upload-Offset.
+    ///
+    /// - Remark: HTTP `PATCH /uploads/tus/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/tus/{id}/patch(appendTusUpload)`.
+    package enum AppendTusUpload {
+        package static let id: Swift.String = "appendTusUpload"
+        package struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/uploads/tus/{id}/PATCH/path`.
+            package struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/uploads/tus/{id}/PATCH/path/id`.
+                package var id: Components.Parameters.UploadID
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                package init(id: Components.Parameters.UploadID) {
+                    self.id = id
+                }
+            }
+            package var path: Operations.AppendTusUpload.Input.Path
+            /// - Remark: Generated from `#/paths/uploads/tus/{id}/PATCH/header`.
+            package struct Headers: Sendable, Hashable {
+                /// The tus version the client speaks; this server takes 1.0.0.
+                ///
+                /// - Remark: Generated from `#/paths/uploads/tus/{id}/PATCH/header/Tus-Resumable`.
+                package var tusResumable: Components.Parameters.TusResumable
+                /// Where the bytes sent start; the upload's offset, or the answer is 409.
+                ///
+                /// - Remark: Generated from `#/paths/uploads/tus/{id}/PATCH/header/Upload-Offset`.
+                package var uploadOffset: Components.Parameters.UploadOffset
+                package var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AppendTusUpload.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - tusResumable: The tus version the client speaks; this server takes 1.0.0.
+                ///   - uploadOffset: Where the bytes sent start; the upload's offset, or the answer is 409.
+                ///   - accept:
+                package init(
+                    tusResumable: Components.Parameters.TusResumable,
+                    uploadOffset: Components.Parameters.UploadOffset,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AppendTusUpload.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.tusResumable = tusResumable
+                    self.uploadOffset = uploadOffset
+                    self.accept = accept
+                }
+            }
+            package var headers: Operations.AppendTusUpload.Input.Headers
+            /// - Remark: Generated from `#/paths/uploads/tus/{id}/PATCH/requestBody`.
+            @frozen package enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/uploads/tus/{id}/PATCH/requestBody/content/application\/offset+octet-stream`.
+                case applicationOffsetOctetStream(OpenAPIRuntime.HTTPBody)
+            }
+            package var body: Operations.AppendTusUpload.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            package init(
+                path: Operations.AppendTusUpload.Input.Path,
+                headers: Operations.AppendTusUpload.Input.Headers,
+                body: Operations.AppendTusUpload.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen package enum Output: Sendable, Hashable {
+            package struct NoContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/uploads/tus/{id}/PATCH/responses/204/headers`.
+                package struct Headers: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/uploads/tus/{id}/PATCH/responses/204/headers/Upload-Offset`.
+                    package var uploadOffset: Swift.Int
+                    /// - Remark: Generated from `#/paths/uploads/tus/{id}/PATCH/responses/204/headers/Tus-Resumable`.
+                    package var tusResumable: Swift.String
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - uploadOffset:
+                    ///   - tusResumable:
+                    package init(
+                        uploadOffset: Swift.Int,
+                        tusResumable: Swift.String
+                    ) {
+                        self.uploadOffset = uploadOffset
+                        self.tusResumable = tusResumable
+                    }
+                }
+                /// Received HTTP response headers
+                package var headers: Operations.AppendTusUpload.Output.NoContent.Headers
+                /// Creates a new `NoContent`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                package init(headers: Operations.AppendTusUpload.Output.NoContent.Headers) {
+                    self.headers = headers
+                }
+            }
+            /// Taken; Upload-Offset is the new offset.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/tus/{id}/patch(appendTusUpload)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.AppendTusUpload.Output.NoContent)
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            package var noContent: Operations.AppendTusUpload.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was refused (its headers, its content type, its length) or the upload is not known.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/tus/{id}/patch(appendTusUpload)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.UploadRefused)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            package var badRequest: Components.Responses.UploadRefused {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was refused (its headers, its content type, its length) or the upload is not known.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/tus/{id}/patch(appendTusUpload)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.UploadRefused)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            package var notFound: Components.Responses.UploadRefused {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The upload is at another offset (in Upload-Offset), is whole, or another request appends to it.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/tus/{id}/patch(appendTusUpload)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.UploadConflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            package var conflict: Components.Responses.UploadConflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Tus-Resumable is not 1.0.0; Tus-Version says what the server speaks.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/tus/{id}/patch(appendTusUpload)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.TusVersionRefused)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            package var preconditionFailed: Components.Responses.TusVersionRefused {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was refused (its headers, its content type, its length) or the upload is not known.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/tus/{id}/patch(appendTusUpload)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UploadRefused)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            package var unsupportedMediaType: Components.Responses.UploadRefused {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen package enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            package init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            package var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            package static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Forgets a tus upload (termination).
+    ///
+    /// - Remark: HTTP `DELETE /uploads/tus/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/tus/{id}/delete(deleteTusUpload)`.
+    package enum DeleteTusUpload {
+        package static let id: Swift.String = "deleteTusUpload"
+        package struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/uploads/tus/{id}/DELETE/path`.
+            package struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/uploads/tus/{id}/DELETE/path/id`.
+                package var id: Components.Parameters.UploadID
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                package init(id: Components.Parameters.UploadID) {
+                    self.id = id
+                }
+            }
+            package var path: Operations.DeleteTusUpload.Input.Path
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            package init(path: Operations.DeleteTusUpload.Input.Path) {
+                self.path = path
+            }
+        }
+        @frozen package enum Output: Sendable, Hashable {
+            package struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                package init() {}
+            }
+            /// Forgotten (or never known).
+            ///
+            /// - Remark: Generated from `#/paths//uploads/tus/{id}/delete(deleteTusUpload)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.DeleteTusUpload.Output.NoContent)
+            /// Forgotten (or never known).
+            ///
+            /// - Remark: Generated from `#/paths//uploads/tus/{id}/delete(deleteTusUpload)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            package static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            package var noContent: Operations.DeleteTusUpload.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// The bytes a tus upload holds.
+    ///
+    /// - Remark: HTTP `HEAD /uploads/tus/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/tus/{id}/head(tusUploadOffset)`.
+    package enum TusUploadOffset {
+        package static let id: Swift.String = "tusUploadOffset"
+        package struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/uploads/tus/{id}/HEAD/path`.
+            package struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/uploads/tus/{id}/HEAD/path/id`.
+                package var id: Components.Parameters.UploadID
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                package init(id: Components.Parameters.UploadID) {
+                    self.id = id
+                }
+            }
+            package var path: Operations.TusUploadOffset.Input.Path
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            package init(path: Operations.TusUploadOffset.Input.Path) {
+                self.path = path
+            }
+        }
+        @frozen package enum Output: Sendable, Hashable {
+            package struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/uploads/tus/{id}/HEAD/responses/200/headers`.
+                package struct Headers: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/uploads/tus/{id}/HEAD/responses/200/headers/Upload-Offset`.
+                    package var uploadOffset: Swift.Int
+                    /// - Remark: Generated from `#/paths/uploads/tus/{id}/HEAD/responses/200/headers/Upload-Length`.
+                    package var uploadLength: Swift.Int?
+                    /// - Remark: Generated from `#/paths/uploads/tus/{id}/HEAD/responses/200/headers/Tus-Resumable`.
+                    package var tusResumable: Swift.String
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - uploadOffset:
+                    ///   - uploadLength:
+                    ///   - tusResumable:
+                    package init(
+                        uploadOffset: Swift.Int,
+                        uploadLength: Swift.Int? = nil,
+                        tusResumable: Swift.String
+                    ) {
+                        self.uploadOffset = uploadOffset
+                        self.uploadLength = uploadLength
+                        self.tusResumable = tusResumable
+                    }
+                }
+                /// Received HTTP response headers
+                package var headers: Operations.TusUploadOffset.Output.Ok.Headers
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                package init(headers: Operations.TusUploadOffset.Output.Ok.Headers) {
+                    self.headers = headers
+                }
+            }
+            /// The offset and the length.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/tus/{id}/head(tusUploadOffset)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.TusUploadOffset.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            package var ok: Operations.TusUploadOffset.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            package struct NotFound: Sendable, Hashable {
+                /// Creates a new `NotFound`.
+                package init() {}
+            }
+            /// No such upload; it may have expired.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/tus/{id}/head(tusUploadOffset)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Operations.TusUploadOffset.Output.NotFound)
+            /// No such upload; it may have expired.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/tus/{id}/head(tusUploadOffset)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            package static var notFound: Self {
+                .notFound(.init())
+            }
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            package var notFound: Operations.TusUploadOffset.Output.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// Takes a body and answers its size and SHA-256; with the draft's headers, as a resumable upload.
+    ///
+    /// Without `Upload-Draft-Interop-Version`, the body is taken whole. With
+    /// `Upload-Draft-Interop-Version: 6` and `Upload-Complete: ?0`, an upload is created (the body
+    /// is its first bytes) at the URL in `Location`; with `Upload-Complete: ?1`, the body is the
+    /// whole upload.
+    ///
+    /// - Remark: HTTP `POST /uploads/resumable`.
+    /// - Remark: Generated from `#/paths//uploads/resumable/post(resumableUploadTarget)`.
+    package enum ResumableUploadTarget {
+        package static let id: Swift.String = "resumableUploadTarget"
+        package struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/uploads/resumable/POST/header`.
+            package struct Headers: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/uploads/resumable/POST/header/Upload-Draft-Interop-Version`.
+                package var uploadDraftInteropVersion: Swift.String?
+                /// - Remark: Generated from `#/paths/uploads/resumable/POST/header/Upload-Complete`.
+                package var uploadComplete: Swift.String?
+                /// - Remark: Generated from `#/paths/uploads/resumable/POST/header/Upload-Length`.
+                package var uploadLength: Swift.Int?
+                package var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ResumableUploadTarget.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - uploadDraftInteropVersion:
+                ///   - uploadComplete:
+                ///   - uploadLength:
+                ///   - accept:
+                package init(
+                    uploadDraftInteropVersion: Swift.String? = nil,
+                    uploadComplete: Swift.String? = nil,
+                    uploadLength: Swift.Int? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ResumableUploadTarget.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.uploadDraftInteropVersion = uploadDraftInteropVersion
+                    self.uploadComplete = uploadComplete
+                    self.uploadLength = uploadLength
+                    self.accept = accept
+                }
+            }
+            package var headers: Operations.ResumableUploadTarget.Input.Headers
+            /// - Remark: Generated from `#/paths/uploads/resumable/POST/requestBody`.
+            @frozen package enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/uploads/resumable/POST/requestBody/content/application\/octet-stream`.
+                case binary(OpenAPIRuntime.HTTPBody)
+            }
+            package var body: Operations.ResumableUploadTarget.Input.Body?
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            package init(
+                headers: Operations.ResumableUploadTarget.Input.Headers = .init(),
+                body: Operations.ResumableUploadTarget.Input.Body? = nil
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen package enum Output: Sendable, Hashable {
+            package struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/uploads/resumable/POST/responses/200/content`.
+                @frozen package enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/uploads/resumable/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.ReceivedBody)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    package var json: Components.Schemas.ReceivedBody {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                package var body: Operations.ResumableUploadTarget.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                package init(body: Operations.ResumableUploadTarget.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The whole body's size and SHA-256.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/resumable/post(resumableUploadTarget)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ResumableUploadTarget.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            package var ok: Operations.ResumableUploadTarget.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            package struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/uploads/resumable/POST/responses/201/headers`.
+                package struct Headers: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/uploads/resumable/POST/responses/201/headers/Location`.
+                    package var location: Swift.String
+                    /// - Remark: Generated from `#/paths/uploads/resumable/POST/responses/201/headers/Upload-Offset`.
+                    package var uploadOffset: Swift.Int
+                    /// - Remark: Generated from `#/paths/uploads/resumable/POST/responses/201/headers/Upload-Complete`.
+                    package var uploadComplete: Swift.String
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - location:
+                    ///   - uploadOffset:
+                    ///   - uploadComplete:
+                    package init(
+                        location: Swift.String,
+                        uploadOffset: Swift.Int,
+                        uploadComplete: Swift.String
+                    ) {
+                        self.location = location
+                        self.uploadOffset = uploadOffset
+                        self.uploadComplete = uploadComplete
+                    }
+                }
+                /// Received HTTP response headers
+                package var headers: Operations.ResumableUploadTarget.Output.Created.Headers
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                package init(headers: Operations.ResumableUploadTarget.Output.Created.Headers) {
+                    self.headers = headers
+                }
+            }
+            /// An upload created; its URL is in Location.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/resumable/post(resumableUploadTarget)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.ResumableUploadTarget.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            package var created: Operations.ResumableUploadTarget.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was refused (its headers, its content type, its length) or the upload is not known.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/resumable/post(resumableUploadTarget)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.UploadRefused)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            package var badRequest: Components.Responses.UploadRefused {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen package enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            package init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            package var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            package static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// What a draft upload received, and its SHA-256 once whole.
+    ///
+    /// - Remark: HTTP `GET /uploads/resumable/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/resumable/{id}/get(resumableUploadSummary)`.
+    package enum ResumableUploadSummary {
+        package static let id: Swift.String = "resumableUploadSummary"
+        package struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/uploads/resumable/{id}/GET/path`.
+            package struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/uploads/resumable/{id}/GET/path/id`.
+                package var id: Components.Parameters.UploadID
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                package init(id: Components.Parameters.UploadID) {
+                    self.id = id
+                }
+            }
+            package var path: Operations.ResumableUploadSummary.Input.Path
+            /// - Remark: Generated from `#/paths/uploads/resumable/{id}/GET/header`.
+            package struct Headers: Sendable, Hashable {
+                package var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ResumableUploadSummary.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                package init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ResumableUploadSummary.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            package var headers: Operations.ResumableUploadSummary.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            package init(
+                path: Operations.ResumableUploadSummary.Input.Path,
+                headers: Operations.ResumableUploadSummary.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen package enum Output: Sendable, Hashable {
+            package struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/uploads/resumable/{id}/GET/responses/200/content`.
+                @frozen package enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/uploads/resumable/{id}/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.ResumableUploadSummary)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    package var json: Components.Schemas.ResumableUploadSummary {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                package var body: Operations.ResumableUploadSummary.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                package init(body: Operations.ResumableUploadSummary.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The upload's state.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/resumable/{id}/get(resumableUploadSummary)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ResumableUploadSummary.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            package var ok: Operations.ResumableUploadSummary.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was refused (its headers, its content type, its length) or the upload is not known.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/resumable/{id}/get(resumableUploadSummary)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.UploadRefused)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            package var notFound: Components.Responses.UploadRefused {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen package enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            package init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            package var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            package static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Appends bytes at Upload-Offset; with Upload-Complete ?1, the last ones.
+    ///
+    /// - Remark: HTTP `PATCH /uploads/resumable/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/resumable/{id}/patch(appendResumableUpload)`.
+    package enum AppendResumableUpload {
+        package static let id: Swift.String = "appendResumableUpload"
+        package struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/uploads/resumable/{id}/PATCH/path`.
+            package struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/uploads/resumable/{id}/PATCH/path/id`.
+                package var id: Components.Parameters.UploadID
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                package init(id: Components.Parameters.UploadID) {
+                    self.id = id
+                }
+            }
+            package var path: Operations.AppendResumableUpload.Input.Path
+            /// - Remark: Generated from `#/paths/uploads/resumable/{id}/PATCH/header`.
+            package struct Headers: Sendable, Hashable {
+                /// Where the bytes sent start; the upload's offset, or the answer is 409.
+                ///
+                /// - Remark: Generated from `#/paths/uploads/resumable/{id}/PATCH/header/Upload-Offset`.
+                package var uploadOffset: Components.Parameters.UploadOffset
+                /// - Remark: Generated from `#/paths/uploads/resumable/{id}/PATCH/header/Upload-Complete`.
+                package var uploadComplete: Swift.String?
+                package var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AppendResumableUpload.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - uploadOffset: Where the bytes sent start; the upload's offset, or the answer is 409.
+                ///   - uploadComplete:
+                ///   - accept:
+                package init(
+                    uploadOffset: Components.Parameters.UploadOffset,
+                    uploadComplete: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AppendResumableUpload.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.uploadOffset = uploadOffset
+                    self.uploadComplete = uploadComplete
+                    self.accept = accept
+                }
+            }
+            package var headers: Operations.AppendResumableUpload.Input.Headers
+            /// - Remark: Generated from `#/paths/uploads/resumable/{id}/PATCH/requestBody`.
+            @frozen package enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/uploads/resumable/{id}/PATCH/requestBody/content/application\/partial-upload`.
+                case applicationPartialUpload(OpenAPIRuntime.HTTPBody)
+            }
+            package var body: Operations.AppendResumableUpload.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            package init(
+                path: Operations.AppendResumableUpload.Input.Path,
+                headers: Operations.AppendResumableUpload.Input.Headers,
+                body: Operations.AppendResumableUpload.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen package enum Output: Sendable, Hashable {
+            package struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/uploads/resumable/{id}/PATCH/responses/200/content`.
+                @frozen package enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/uploads/resumable/{id}/PATCH/responses/200/content/application\/json`.
+                    case json(Components.Schemas.ReceivedBody)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    package var json: Components.Schemas.ReceivedBody {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                package var body: Operations.AppendResumableUpload.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                package init(body: Operations.AppendResumableUpload.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The upload is whole; the target's answer.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/resumable/{id}/patch(appendResumableUpload)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.AppendResumableUpload.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            package var ok: Operations.AppendResumableUpload.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            package struct NoContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/uploads/resumable/{id}/PATCH/responses/204/headers`.
+                package struct Headers: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/uploads/resumable/{id}/PATCH/responses/204/headers/Upload-Offset`.
+                    package var uploadOffset: Swift.Int
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - uploadOffset:
+                    package init(uploadOffset: Swift.Int) {
+                        self.uploadOffset = uploadOffset
+                    }
+                }
+                /// Received HTTP response headers
+                package var headers: Operations.AppendResumableUpload.Output.NoContent.Headers
+                /// Creates a new `NoContent`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                package init(headers: Operations.AppendResumableUpload.Output.NoContent.Headers) {
+                    self.headers = headers
+                }
+            }
+            /// Taken; Upload-Offset is the new offset.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/resumable/{id}/patch(appendResumableUpload)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.AppendResumableUpload.Output.NoContent)
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            package var noContent: Operations.AppendResumableUpload.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was refused (its headers, its content type, its length) or the upload is not known.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/resumable/{id}/patch(appendResumableUpload)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.UploadRefused)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            package var badRequest: Components.Responses.UploadRefused {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was refused (its headers, its content type, its length) or the upload is not known.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/resumable/{id}/patch(appendResumableUpload)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.UploadRefused)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            package var notFound: Components.Responses.UploadRefused {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The upload is at another offset (in Upload-Offset), is whole, or another request appends to it.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/resumable/{id}/patch(appendResumableUpload)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.UploadConflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            package var conflict: Components.Responses.UploadConflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was refused (its headers, its content type, its length) or the upload is not known.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/resumable/{id}/patch(appendResumableUpload)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UploadRefused)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            package var unsupportedMediaType: Components.Responses.UploadRefused {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen package enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            package init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            package var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            package static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Cancels a draft upload.
+    ///
+    /// - Remark: HTTP `DELETE /uploads/resumable/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/resumable/{id}/delete(deleteResumableUpload)`.
+    package enum DeleteResumableUpload {
+        package static let id: Swift.String = "deleteResumableUpload"
+        package struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/uploads/resumable/{id}/DELETE/path`.
+            package struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/uploads/resumable/{id}/DELETE/path/id`.
+                package var id: Components.Parameters.UploadID
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                package init(id: Components.Parameters.UploadID) {
+                    self.id = id
+                }
+            }
+            package var path: Operations.DeleteResumableUpload.Input.Path
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            package init(path: Operations.DeleteResumableUpload.Input.Path) {
+                self.path = path
+            }
+        }
+        @frozen package enum Output: Sendable, Hashable {
+            package struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                package init() {}
+            }
+            /// Cancelled (or never known).
+            ///
+            /// - Remark: Generated from `#/paths//uploads/resumable/{id}/delete(deleteResumableUpload)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.DeleteResumableUpload.Output.NoContent)
+            /// Cancelled (or never known).
+            ///
+            /// - Remark: Generated from `#/paths//uploads/resumable/{id}/delete(deleteResumableUpload)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            package static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            package var noContent: Operations.DeleteResumableUpload.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// The bytes a draft upload holds, and whether it is complete.
+    ///
+    /// - Remark: HTTP `HEAD /uploads/resumable/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/resumable/{id}/head(resumableUploadOffset)`.
+    package enum ResumableUploadOffset {
+        package static let id: Swift.String = "resumableUploadOffset"
+        package struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/uploads/resumable/{id}/HEAD/path`.
+            package struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/uploads/resumable/{id}/HEAD/path/id`.
+                package var id: Components.Parameters.UploadID
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                package init(id: Components.Parameters.UploadID) {
+                    self.id = id
+                }
+            }
+            package var path: Operations.ResumableUploadOffset.Input.Path
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            package init(path: Operations.ResumableUploadOffset.Input.Path) {
+                self.path = path
+            }
+        }
+        @frozen package enum Output: Sendable, Hashable {
+            package struct NoContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/uploads/resumable/{id}/HEAD/responses/204/headers`.
+                package struct Headers: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/uploads/resumable/{id}/HEAD/responses/204/headers/Upload-Offset`.
+                    package var uploadOffset: Swift.Int
+                    /// - Remark: Generated from `#/paths/uploads/resumable/{id}/HEAD/responses/204/headers/Upload-Complete`.
+                    package var uploadComplete: Swift.String
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - uploadOffset:
+                    ///   - uploadComplete:
+                    package init(
+                        uploadOffset: Swift.Int,
+                        uploadComplete: Swift.String
+                    ) {
+                        self.uploadOffset = uploadOffset
+                        self.uploadComplete = uploadComplete
+                    }
+                }
+                /// Received HTTP response headers
+                package var headers: Operations.ResumableUploadOffset.Output.NoContent.Headers
+                /// Creates a new `NoContent`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                package init(headers: Operations.ResumableUploadOffset.Output.NoContent.Headers) {
+                    self.headers = headers
+                }
+            }
+            /// The offset.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/resumable/{id}/head(resumableUploadOffset)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.ResumableUploadOffset.Output.NoContent)
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            package var noContent: Operations.ResumableUploadOffset.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            package struct NotFound: Sendable, Hashable {
+                /// Creates a new `NotFound`.
+                package init() {}
+            }
+            /// No such upload; it may have expired.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/resumable/{id}/head(resumableUploadOffset)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Operations.ResumableUploadOffset.Output.NotFound)
+            /// No such upload; it may have expired.
+            ///
+            /// - Remark: Generated from `#/paths//uploads/resumable/{id}/head(resumableUploadOffset)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            package static var notFound: Self {
+                .notFound(.init())
+            }
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            package var notFound: Operations.ResumableUploadOffset.Output.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
 }

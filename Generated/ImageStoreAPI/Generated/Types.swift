@@ -80,6 +80,66 @@ package protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /flaky/{key}`.
     /// - Remark: Generated from `#/paths//flaky/{key}/get(flaky)`.
     func flaky(_ input: Operations.Flaky.Input) async throws -> Operations.Flaky.Output
+    /// Creates a tus upload (tus 1.0 creation; the body, when sent, is its first bytes).
+    ///
+    /// - Remark: HTTP `POST /uploads/tus`.
+    /// - Remark: Generated from `#/paths//uploads/tus/post(createTusUpload)`.
+    func createTusUpload(_ input: Operations.CreateTusUpload.Input) async throws -> Operations.CreateTusUpload.Output
+    /// What the tus endpoint speaks.
+    ///
+    /// - Remark: HTTP `OPTIONS /uploads/tus`.
+    /// - Remark: Generated from `#/paths//uploads/tus/options(tusOptions)`.
+    func tusOptions(_ input: Operations.TusOptions.Input) async throws -> Operations.TusOptions.Output
+    /// What a tus upload received, and its SHA-256 once whole.
+    ///
+    /// - Remark: HTTP `GET /uploads/tus/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/tus/{id}/get(tusUploadSummary)`.
+    func tusUploadSummary(_ input: Operations.TusUploadSummary.Input) async throws -> Operations.TusUploadSummary.Output
+    /// Appends bytes at Upload-Offset.
+    ///
+    /// - Remark: HTTP `PATCH /uploads/tus/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/tus/{id}/patch(appendTusUpload)`.
+    func appendTusUpload(_ input: Operations.AppendTusUpload.Input) async throws -> Operations.AppendTusUpload.Output
+    /// Forgets a tus upload (termination).
+    ///
+    /// - Remark: HTTP `DELETE /uploads/tus/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/tus/{id}/delete(deleteTusUpload)`.
+    func deleteTusUpload(_ input: Operations.DeleteTusUpload.Input) async throws -> Operations.DeleteTusUpload.Output
+    /// The bytes a tus upload holds.
+    ///
+    /// - Remark: HTTP `HEAD /uploads/tus/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/tus/{id}/head(tusUploadOffset)`.
+    func tusUploadOffset(_ input: Operations.TusUploadOffset.Input) async throws -> Operations.TusUploadOffset.Output
+    /// Takes a body and answers its size and SHA-256; with the draft's headers, as a resumable upload.
+    ///
+    /// Without `Upload-Draft-Interop-Version`, the body is taken whole. With
+    /// `Upload-Draft-Interop-Version: 6` and `Upload-Complete: ?0`, an upload is created (the body
+    /// is its first bytes) at the URL in `Location`; with `Upload-Complete: ?1`, the body is the
+    /// whole upload.
+    ///
+    /// - Remark: HTTP `POST /uploads/resumable`.
+    /// - Remark: Generated from `#/paths//uploads/resumable/post(resumableUploadTarget)`.
+    func resumableUploadTarget(_ input: Operations.ResumableUploadTarget.Input) async throws -> Operations.ResumableUploadTarget.Output
+    /// What a draft upload received, and its SHA-256 once whole.
+    ///
+    /// - Remark: HTTP `GET /uploads/resumable/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/resumable/{id}/get(resumableUploadSummary)`.
+    func resumableUploadSummary(_ input: Operations.ResumableUploadSummary.Input) async throws -> Operations.ResumableUploadSummary.Output
+    /// Appends bytes at Upload-Offset; with Upload-Complete ?1, the last ones.
+    ///
+    /// - Remark: HTTP `PATCH /uploads/resumable/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/resumable/{id}/patch(appendResumableUpload)`.
+    func appendResumableUpload(_ input: Operations.AppendResumableUpload.Input) async throws -> Operations.AppendResumableUpload.Output
+    /// Cancels a draft upload.
+    ///
+    /// - Remark: HTTP `DELETE /uploads/resumable/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/resumable/{id}/delete(deleteResumableUpload)`.
+    func deleteResumableUpload(_ input: Operations.DeleteResumableUpload.Input) async throws -> Operations.DeleteResumableUpload.Output
+    /// The bytes a draft upload holds, and whether it is complete.
+    ///
+    /// - Remark: HTTP `HEAD /uploads/resumable/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/resumable/{id}/head(resumableUploadOffset)`.
+    func resumableUploadOffset(_ input: Operations.ResumableUploadOffset.Input) async throws -> Operations.ResumableUploadOffset.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -248,6 +308,128 @@ extension APIProtocol {
             query: query,
             headers: headers
         ))
+    }
+    /// Creates a tus upload (tus 1.0 creation; the body, when sent, is its first bytes).
+    ///
+    /// - Remark: HTTP `POST /uploads/tus`.
+    /// - Remark: Generated from `#/paths//uploads/tus/post(createTusUpload)`.
+    package func createTusUpload(
+        headers: Operations.CreateTusUpload.Input.Headers,
+        body: Operations.CreateTusUpload.Input.Body? = nil
+    ) async throws -> Operations.CreateTusUpload.Output {
+        try await createTusUpload(Operations.CreateTusUpload.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// What the tus endpoint speaks.
+    ///
+    /// - Remark: HTTP `OPTIONS /uploads/tus`.
+    /// - Remark: Generated from `#/paths//uploads/tus/options(tusOptions)`.
+    package func tusOptions() async throws -> Operations.TusOptions.Output {
+        try await tusOptions(Operations.TusOptions.Input())
+    }
+    /// What a tus upload received, and its SHA-256 once whole.
+    ///
+    /// - Remark: HTTP `GET /uploads/tus/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/tus/{id}/get(tusUploadSummary)`.
+    package func tusUploadSummary(
+        path: Operations.TusUploadSummary.Input.Path,
+        headers: Operations.TusUploadSummary.Input.Headers = .init()
+    ) async throws -> Operations.TusUploadSummary.Output {
+        try await tusUploadSummary(Operations.TusUploadSummary.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Appends bytes at Upload-Offset.
+    ///
+    /// - Remark: HTTP `PATCH /uploads/tus/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/tus/{id}/patch(appendTusUpload)`.
+    package func appendTusUpload(
+        path: Operations.AppendTusUpload.Input.Path,
+        headers: Operations.AppendTusUpload.Input.Headers,
+        body: Operations.AppendTusUpload.Input.Body
+    ) async throws -> Operations.AppendTusUpload.Output {
+        try await appendTusUpload(Operations.AppendTusUpload.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Forgets a tus upload (termination).
+    ///
+    /// - Remark: HTTP `DELETE /uploads/tus/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/tus/{id}/delete(deleteTusUpload)`.
+    package func deleteTusUpload(path: Operations.DeleteTusUpload.Input.Path) async throws -> Operations.DeleteTusUpload.Output {
+        try await deleteTusUpload(Operations.DeleteTusUpload.Input(path: path))
+    }
+    /// The bytes a tus upload holds.
+    ///
+    /// - Remark: HTTP `HEAD /uploads/tus/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/tus/{id}/head(tusUploadOffset)`.
+    package func tusUploadOffset(path: Operations.TusUploadOffset.Input.Path) async throws -> Operations.TusUploadOffset.Output {
+        try await tusUploadOffset(Operations.TusUploadOffset.Input(path: path))
+    }
+    /// Takes a body and answers its size and SHA-256; with the draft's headers, as a resumable upload.
+    ///
+    /// Without `Upload-Draft-Interop-Version`, the body is taken whole. With
+    /// `Upload-Draft-Interop-Version: 6` and `Upload-Complete: ?0`, an upload is created (the body
+    /// is its first bytes) at the URL in `Location`; with `Upload-Complete: ?1`, the body is the
+    /// whole upload.
+    ///
+    /// - Remark: HTTP `POST /uploads/resumable`.
+    /// - Remark: Generated from `#/paths//uploads/resumable/post(resumableUploadTarget)`.
+    package func resumableUploadTarget(
+        headers: Operations.ResumableUploadTarget.Input.Headers = .init(),
+        body: Operations.ResumableUploadTarget.Input.Body? = nil
+    ) async throws -> Operations.ResumableUploadTarget.Output {
+        try await resumableUploadTarget(Operations.ResumableUploadTarget.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// What a draft upload received, and its SHA-256 once whole.
+    ///
+    /// - Remark: HTTP `GET /uploads/resumable/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/resumable/{id}/get(resumableUploadSummary)`.
+    package func resumableUploadSummary(
+        path: Operations.ResumableUploadSummary.Input.Path,
+        headers: Operations.ResumableUploadSummary.Input.Headers = .init()
+    ) async throws -> Operations.ResumableUploadSummary.Output {
+        try await resumableUploadSummary(Operations.ResumableUploadSummary.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Appends bytes at Upload-Offset; with Upload-Complete ?1, the last ones.
+    ///
+    /// - Remark: HTTP `PATCH /uploads/resumable/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/resumable/{id}/patch(appendResumableUpload)`.
+    package func appendResumableUpload(
+        path: Operations.AppendResumableUpload.Input.Path,
+        headers: Operations.AppendResumableUpload.Input.Headers,
+        body: Operations.AppendResumableUpload.Input.Body
+    ) async throws -> Operations.AppendResumableUpload.Output {
+        try await appendResumableUpload(Operations.AppendResumableUpload.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Cancels a draft upload.
+    ///
+    /// - Remark: HTTP `DELETE /uploads/resumable/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/resumable/{id}/delete(deleteResumableUpload)`.
+    package func deleteResumableUpload(path: Operations.DeleteResumableUpload.Input.Path) async throws -> Operations.DeleteResumableUpload.Output {
+        try await deleteResumableUpload(Operations.DeleteResumableUpload.Input(path: path))
+    }
+    /// The bytes a draft upload holds, and whether it is complete.
+    ///
+    /// - Remark: HTTP `HEAD /uploads/resumable/{id}`.
+    /// - Remark: Generated from `#/paths//uploads/resumable/{id}/head(resumableUploadOffset)`.
+    package func resumableUploadOffset(path: Operations.ResumableUploadOffset.Input.Path) async throws -> Operations.ResumableUploadOffset.Output {
+        try await resumableUploadOffset(Operations.ResumableUploadOffset.Input(path: path))
     }
 }
 

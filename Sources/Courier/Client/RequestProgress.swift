@@ -6,10 +6,21 @@ struct RequestProgress: Sendable {
     let download: ProgressRelay?
     let transfer: TransferObserver
 
-    init(upload: ProgressRelay?, download: ProgressRelay?) {
+    init(upload: ProgressRelay?, download: ProgressRelay?, sent: ProgressHandler? = nil) {
         self.upload = upload
         self.download = download
-        transfer = TransferObserver(upload: upload.map { $0.report }, download: download.map { $0.report })
+        var reportUpload: ProgressHandler? = upload.map { $0.report }
+        if let sent {
+            if let relay = reportUpload {
+                reportUpload = { @Sendable progress in
+                    sent(progress)
+                    relay(progress)
+                }
+            } else {
+                reportUpload = sent
+            }
+        }
+        transfer = TransferObserver(upload: reportUpload, download: download.map { $0.report })
     }
 
     /// Returns once every report made so far has been delivered.
@@ -22,12 +33,12 @@ struct RequestProgress: Sendable {
 extension APIClient {
     /// The progress relays of a request, on its callback queue (else the client's).
     func progressObserver(for settings: RequestSettings) -> RequestProgress {
-        guard settings.uploadProgress != nil || settings.downloadProgress != nil else {
+        guard settings.uploadProgress != nil || settings.downloadProgress != nil || settings.sentBodyObserver != nil else {
             return RequestProgress(upload: nil, download: nil)
         }
         let queue = settings.callbackQueue ?? configuration.callbackQueue
         return RequestProgress(
             upload: settings.uploadProgress.map { ProgressRelay(handler: $0, queue: queue) },
-            download: settings.downloadProgress.map { ProgressRelay(handler: $0, queue: queue) })
+            download: settings.downloadProgress.map { ProgressRelay(handler: $0, queue: queue) }, sent: settings.sentBodyObserver)
     }
 }

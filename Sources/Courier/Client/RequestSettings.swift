@@ -66,6 +66,10 @@ public struct RequestSettings: Sendable {
     /// own adapters (CourierOpenAPI spools a large generated body to a file). Such a request is
     /// neither cached nor shared; a write still invalidates the cache.
     package var streamedBody: StreamedBody?
+    /// Called from the transport with each piece of the body written, neither coalesced nor
+    /// queued: how a resumable upload counts the bytes that went out and reports progress within
+    /// a piece.
+    package var sentBodyObserver: ProgressHandler?
 
     init(method: HTTPMethod, path: String, query: Parameters, body: RequestBody, headers: HTTPHeaders, cacheOption: CacheOption?) {
         self.method = method

@@ -52,6 +52,11 @@ extension URLSessionTransport {
             return CourierError(.cannotConnect, "Could not connect to \(host): \(detail). Check that the server is running and the address is right.", url: url, underlyingError: error)
         case NSURLErrorNetworkConnectionLost, NSURLErrorBadServerResponse:
             return CourierError(.connectionLost, "\(host) closed the connection without answering.", url: url, underlyingError: error)
+        case _ where isBrokenConnection(detail):
+            // libcurl's words, under NSURLErrorUnknown on Linux, for a connection the server closed
+            // or reset while the request went out: lost, as async-http-client reports it.
+            return CourierError(
+                .connectionLost, "\(host) closed the connection while the request was being sent (\(detail)).", url: url, underlyingError: error)
         default:
             return CourierError(.transport, "The request to \(host) failed: \(detail)", url: url, underlyingError: error)
         }
@@ -62,6 +67,13 @@ extension URLSessionTransport {
     private static func isCertificateProblem(_ detail: String) -> Bool {
         let text = detail.lowercased()
         return ["ssl certificate problem", "certificate subject name", "ssl peer certificate", "no alternative certificate"].contains { text.contains($0) }
+    }
+
+    /// Whether libcurl's words describe a connection broken under it (`Send failure: Broken pipe`,
+    /// `Recv failure: Connection reset by peer`).
+    private static func isBrokenConnection(_ detail: String) -> Bool {
+        let text = detail.lowercased()
+        return ["broken pipe", "connection reset", "send failure", "recv failure"].contains { text.contains($0) }
     }
 
     /// Whether libcurl's words describe a malformed answer rather than a broken connection.

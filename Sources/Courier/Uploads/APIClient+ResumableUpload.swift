@@ -7,7 +7,8 @@ extension APIClient {
     ///
     /// `request` creates the upload: its URL is the server's upload endpoint (tus: the creation
     /// URL, such as `"files/"`; the IETF draft: the resource the file is sent to), its headers go
-    /// with the creation, and it is sent as a `POST` with no body. With tus and without an
+    /// with the creation, and it is sent as a `POST` (with no body, or with the first piece when
+    /// ``ResumableUploadProtocol/discovered`` found tus's `creation-with-upload`). With tus and without an
     /// `Upload-Metadata` header of its own, the creation names the file (`filename`, its last path
     /// component) and its type (`filetype`, `application/octet-stream`), as tus clients do. The upload is kept under `identifier` (a file name of
     /// your choice, such as `"video-42"`): call again with the same identifier, in this process or
@@ -24,17 +25,20 @@ extension APIClient {
     ///   part the server confirmed, and that offset. A file that changed since (another length or
     ///   date, or a confirmed part that reads differently) starts a new upload.
     ///   ``resumableUploads()`` lists what is kept; ``logout()`` erases the user's.
-    /// - Upload progress counts the confirmed bytes against the file's length, once per piece.
+    /// - Upload progress counts the bytes sent against the file's length, as they go; after a
+    ///   failure it holds until the bytes sent again pass where it stood.
     /// - Every step goes through the pipeline like ``send(_:)``: credentials (refreshed on a `401`),
     ///   hooks, metrics and a span per request; the failure an upload ends with is reported once.
     ///
-    /// A `file` that is not a readable file, a `chunkSize` of 0 or less, a request with a body, an
+    /// A `file` that is not a readable file, a `chunkSize` outside 1 byte ... 256 MiB, a request with a body, an
     /// identifier that is not a safe file name, or one whose upload already runs in this client
     /// fails with ``CourierError/Kind/invalidRequest`` before anything is sent.
     ///
     /// - Parameter chunkSize: the bytes sent per request (`PATCH`), read from the file one piece at
-    ///   a time.
-    /// - Returns: the server's answer to the request that completed the upload.
+    ///   a time and held in memory while it is sent.
+    /// - Returns: the server's answer to the request that completed the upload. Its
+    ///   ``Response/metrics`` count the whole upload's body bytes the transport wrote in
+    ///   ``RequestMetrics/bytesSent``, bytes sent again after a failure included.
     public func upload(
         _ request: Request<Data>, from file: URL, resuming identifier: String, using uploadProtocol: ResumableUploadProtocol = .tus,
         chunkSize: Int = 4 << 20
@@ -70,7 +74,7 @@ extension APIClient {
         let scope = userScope
         guard let record = uploadStore.record(identifier, scope: scope) else { return }
         uploadStore.discard(identifier, scope: scope)
-        let uploadProtocol = record.protocolName == ResumableUploadProtocol.tus.name ? ResumableUploadProtocol.tus : .ietfDraft
+        let uploadProtocol = ResumableUploadProtocol.kept(record.protocolName)
         var delete = Request<Data>(.delete, record.uploadURL, headers: uploadProtocol.headers)
         delete.retryPolicy = RetryPolicy.none
         delete.suppressErrorAlert = true
@@ -84,8 +88,10 @@ extension APIClient {
         if let problem = DownloadStore.problem(identifier: identifier, destination: file, sha256: nil) {
             return CourierError(.invalidRequest, problem.message.replacingOccurrences(of: "download", with: "upload"))
         }
-        guard chunkSize > 0 else {
-            return CourierError(.invalidRequest, "The upload's chunk size is \(chunkSize); give a positive number of bytes. Nothing was sent.")
+        guard (1...ResumableUploadRun.largestChunk).contains(chunkSize) else {
+            return CourierError(
+                .invalidRequest,
+                "The upload's chunk size is \(chunkSize) bytes; give between 1 byte and 256 MiB (a piece is held in memory while it is sent). Nothing was sent.")
         }
         guard case .none = request.body.content else {
             return CourierError(
@@ -106,8 +112,16 @@ extension APIClient {
 /// `PATCH` requests until the server holds the whole file, resumed under the retry policy. tus and
 /// the IETF draft differ only in their headers and the `PATCH`'s content type.
 struct ResumableUploadRun {
+    /// The largest piece sent in one request.
+    static let largestChunk = 256 << 20
+
     let client: APIClient
-    let uploadProtocol: ResumableUploadProtocol
+    /// The protocol spoken: the one asked for, or once discovered, the one the server speaks.
+    var uploadProtocol: ResumableUploadProtocol
+    /// Whether the protocol was discovered, and the first piece goes with a tus creation.
+    var discovery: (done: Bool, firstPieceWithCreation: Bool) = (false, false)
+    /// The body bytes the transport wrote, over every request.
+    let sent = SentBytes()
     let request: Request<Data>
     let file: URL
     let identifier: String
@@ -153,7 +167,8 @@ struct ResumableUploadRun {
         // A kept upload continues only for the same file, unchanged: same length, same date, and a
         // confirmed part that still reads the same.
         if let kept = record {
-            var same = kept.protocolName == uploadProtocol.name && kept.file == file.path && kept.size == size && kept.modified == modified
+            if uploadProtocol == .discovered { self.uploadProtocol = ResumableUploadProtocol.kept(kept.protocolName) }
+            var same = kept.protocolName == self.uploadProtocol.name && kept.file == file.path && kept.size == size && kept.modified == modified
                 && (0...size).contains(kept.confirmed)
             if same {
                 try digest.cover(upTo: kept.confirmed)
@@ -176,9 +191,10 @@ struct ResumableUploadRun {
         progress?.report(TransferProgress(completed: confirmed, total: size))
         while true {
             do throws(CourierError) {
-                let answer = try await attempt()
+                var answer = try await attempt()
                 store.discard(identifier, scope: scope)
                 await progress?.flush()
+                answer.metrics.bytesSent = sent.total
                 return answer
             } catch {
                 needsOffset = record != nil
@@ -199,7 +215,7 @@ struct ResumableUploadRun {
         while true {
             guard var current = record else {
                 let created = try await create()
-                if size == 0 { return created }
+                if record?.confirmed ?? size == size { return created }
                 continue
             }
             if needsOffset {
@@ -218,9 +234,12 @@ struct ResumableUploadRun {
                 try digest.cover(upTo: offset)
                 try confirm(offset, in: &current)
                 needsOffset = false
-                if offset == size { return head }
+                // Whole. A draft upload is complete only once a request said so: when the one that
+                // did failed, an empty last append says it again.
+                if offset == size, uploadProtocol == .tus || head.headers["Upload-Complete"] == "?1" { return head }
             }
             let start = current.confirmed
+            if digest.covered != start { try digest.cover(upTo: start) }
             let piece = try read(from: start, count: Int(min(Int64(chunkSize), size - start)))
             current.sending = start + Int64(piece.count)
             try store.save(current, identifier, scope: scope)
@@ -235,7 +254,7 @@ struct ResumableUploadRun {
             }
             let answer: Response<Data>
             do throws(CourierError) {
-                answer = try await step(.patch, current.uploadURL, body: .data(piece, contentType: contentType), headers: headers)
+                answer = try await step(.patch, current.uploadURL, body: .data(piece, contentType: contentType), headers: headers, from: start)
             } catch where Self.forgotten(error) {
                 try forget(error)
                 continue
@@ -247,6 +266,11 @@ struct ResumableUploadRun {
                 continue
             }
             let offset = try confirmedOffset(in: answer, sent: current.sending)
+            if offset > start { digest.cover(piece.prefix(Int(offset - start))) }
+            if offset == size {
+                try confirm(offset, in: &current)
+                return answer
+            }
             guard offset > start else {
                 needsOffset = true
                 stalls += 1
@@ -256,15 +280,13 @@ struct ResumableUploadRun {
                 continue
             }
             stalls = 0
-            if digest.covered != start { try digest.cover(upTo: start) }
-            digest.cover(piece.prefix(Int(offset - start)))
             try confirm(offset, in: &current)
-            if offset == size { return answer }
         }
     }
 
-    /// Creates the upload on the server and keeps it.
+    /// Creates the upload on the server and keeps it (learning the protocol first, when asked to).
     private mutating func create() async throws(CourierError) -> Response<Data> {
+        if uploadProtocol == .discovered { try await discover() }
         var creation = request
         creation.method = .post
         for field in uploadProtocol.headers { creation.headers[field.name] = field.value }
@@ -282,30 +304,85 @@ struct ResumableUploadRun {
         creation.downloadProgress = nil
         creation.deduplication = false
         creation.suppressErrorAlert = true
+        var firstPiece = Data()
+        if discovery.firstPieceWithCreation, size > 0 {
+            firstPiece = try read(from: 0, count: Int(min(Int64(chunkSize), size)))
+            creation.body = .data(firstPiece, contentType: "application/offset+octet-stream")
+            creation.sentBodyObserver = observer(from: 0)
+        }
+        defer { sent.endRequest() }
         let created = try await client.send(creation)
+        if uploadProtocol == .ietfDraft, size == 0 { return created }  // whole at once: the target's answer
         guard let location = created.headers["Location"], let url = URL(string: location, relativeTo: created.url)?.absoluteURL,
               url.scheme == "http" || url.scheme == "https"
         else {
             throw CourierError(
                 .invalidResponse,
-                "The server answered the creation of the upload \(identifier) with \(created.statusCode) and no usable Location; it does not speak \(uploadProtocol) there.",
+                "The server answered the creation of the upload \(identifier) with \(created.statusCode) and no usable Location; it does not speak \(discovery.done ? "tus (its OPTIONS answer has no Tus-Version 1.0.0) nor the IETF draft" : uploadProtocol.description) there.",
                 url: created.url, statusCode: created.statusCode, headers: created.headers)
         }
         digest = SentDigest(file: file)
-        let fresh = UploadStore.Record(
+        var fresh = UploadStore.Record(
             protocolName: uploadProtocol.name, uploadURL: url.absoluteString, file: file.path, size: size, modified: modified,
-            confirmed: 0, sentSHA256: digest.hex, sending: 0)
+            confirmed: 0, sentSHA256: digest.hex, sending: Int64(firstPiece.count))
         try store.save(fresh, identifier, scope: scope)
         record = fresh
         needsOffset = false
+        if !firstPiece.isEmpty {
+            // The server says how much of the first piece it took; without an offset, it is asked.
+            guard created.headers["Upload-Offset"] != nil else {
+                needsOffset = true
+                return created
+            }
+            let offset = try confirmedOffset(in: created, sent: Int64(firstPiece.count))
+            digest.cover(firstPiece.prefix(Int(offset)))
+            try confirm(offset, in: &fresh)
+        }
         return created
+    }
+
+    /// Learns the protocol the server speaks at the creation URL: tus when its answer to `OPTIONS`
+    /// lists version 1.0.0, else the draft (whose creation then says whether the server speaks it).
+    private mutating func discover() async throws(CourierError) {
+        var options = request
+        options.method = .options
+        options.headers["Tus-Resumable"] = "1.0.0"
+        options.retryPolicy = RetryPolicy.none
+        options.uploadProgress = nil
+        options.downloadProgress = nil
+        options.deduplication = false
+        options.suppressErrorAlert = true
+        let headers: HTTPHeaders
+        do throws(CourierError) {
+            headers = try await client.send(options).headers
+        } catch where error.statusCode != nil {
+            // An answer, but not one that offers tus (a 404 or 405 to OPTIONS): the draft is tried.
+            headers = [:]
+        }
+        func list(_ name: String) -> [String] {
+            (headers[name] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        let tus = list("Tus-Version").contains("1.0.0")
+        uploadProtocol = tus ? .tus : .ietfDraft
+        discovery = (true, tus && list("Tus-Extension").contains("creation-with-upload"))
+    }
+
+    /// What a request reports as its body goes out: the bytes written, and the upload's progress
+    /// from `start`.
+    private func observer(from start: Int64) -> ProgressHandler {
+        { [sent, progress, size] piece in
+            sent.update(piece.completed)
+            progress?.report(TransferProgress(completed: start + piece.completed, total: size))
+        }
     }
 
     /// One request of the upload, through the pipeline, its failures left to the upload.
     private func step(
-        _ method: HTTPMethod, _ url: String, body: RequestBody = .none, headers: HTTPHeaders = [:]
+        _ method: HTTPMethod, _ url: String, body: RequestBody = .none, headers: HTTPHeaders = [:], from start: Int64? = nil
     ) async throws(CourierError) -> Response<Data> {
         var step = Request<Data>(method, url, body: body, headers: headers)
+        if let start { step.sentBodyObserver = observer(from: start) }
+        defer { sent.endRequest() }
         for field in uploadProtocol.headers { step.headers[field.name] = field.value }
         step.retryPolicy = RetryPolicy.none
         step.deduplication = false
@@ -379,4 +456,26 @@ struct ResumableUploadRun {
         record = nil
         throw CourierError(.invalidRequest, "The file \(file.path) became shorter while it was being uploaded; the upload was forgotten. Upload it again.")
     }
+}
+
+extension ResumableUploadProtocol {
+    /// The protocol a kept upload was created in.
+    static func kept(_ name: String) -> ResumableUploadProtocol { name == tus.name ? .tus : .ietfDraft }
+}
+
+/// The body bytes a resumable upload's requests wrote, as their transports reported them: per
+/// request the most reported, summed when the request ends.
+final class SentBytes: Sendable {
+    private let counts = Locked<(request: Int64, total: Int64)>((0, 0))
+
+    func update(_ completed: Int64) { counts.withLock { $0.request = max($0.request, completed) } }
+
+    func endRequest() {
+        counts.withLock {
+            $0.total += $0.request
+            $0.request = 0
+        }
+    }
+
+    var total: Int64 { counts.withLock { $0.total } }
 }

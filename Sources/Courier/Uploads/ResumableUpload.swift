@@ -21,12 +21,20 @@ public struct ResumableUploadProtocol: Sendable, Hashable, CustomStringConvertib
     /// to the whole request.
     public static let ietfDraft = ResumableUploadProtocol(name: "ietf-draft")
 
+    /// Whichever of the two the server speaks, learnt when the upload is created: an `OPTIONS`
+    /// request to the creation URL whose answer lists `1.0.0` in `Tus-Version` means tus (and,
+    /// when its `Tus-Extension` lists `creation-with-upload`, the first piece goes with the
+    /// creation); otherwise the creation is sent as the draft's, declaring itself incomplete, and a
+    /// server that answers it with an upload resource speaks the draft. A kept upload resumes in
+    /// the protocol it was created in, with no discovery.
+    public static let discovered = ResumableUploadProtocol(name: "discovered")
+
     /// The headers every request of an upload in this protocol carries.
     var headers: HTTPHeaders {
         self == .tus ? ["Tus-Resumable": "1.0.0"] : ["Upload-Draft-Interop-Version": "6"]
     }
 
-    /// The protocol's name: `tus` or `ietf-draft`.
+    /// The protocol's name: `tus`, `ietf-draft` or `discovered`.
     public var description: String { name }
 }
 
