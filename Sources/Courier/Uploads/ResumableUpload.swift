@@ -34,6 +34,11 @@ public struct ResumableUploadProtocol: Sendable, Hashable, CustomStringConvertib
         self == .tus ? ["Tus-Resumable": "1.0.0"] : ["Upload-Draft-Interop-Version": "6"]
     }
 
+    /// The protocol named `name` (``description``), for the package's modules that keep it.
+    package static func named(_ name: String) -> ResumableUploadProtocol? {
+        [tus, ietfDraft, discovered].first { $0.name == name }
+    }
+
     /// The protocol's name: `tus`, `ietf-draft` or `discovered`.
     public var description: String { name }
 }

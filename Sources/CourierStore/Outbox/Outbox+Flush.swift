@@ -83,7 +83,7 @@ extension Outbox {
             guard let write = claim.write else { return (summary, claim.blocked) }
             let outcome: CourierError?
             do {
-                _ = try await client.send(try write.request(bodies: bodies))
+                try await write.send(through: client, bodies: bodies)
                 outcome = nil
             } catch {
                 outcome = error
@@ -99,6 +99,7 @@ extension Outbox {
             switch decision {
             case .deadLetter:
                 try await bury(write, because: outcome)
+                if write.uploadProtocol != nil { await client.discardResumableUpload(write.uploadIdentifier) }
                 summary.deadLettered += 1
             case .conflict:
                 if try await resolve(OutboxConflict(entry: write.entry, error: outcome), of: write, into: &summary) { replaced.insert(write.id) }

@@ -14,7 +14,7 @@ extension Outbox {
                         headers BLOB NOT NULL, body BLOB, contentType TEXT, idempotencyKey TEXT NOT NULL UNIQUE,
                         state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, nextAttempt DATETIME, lastError TEXT,
                         enqueuedAt DATETIME NOT NULL, dependsOn INTEGER, undo BLOB, unanswered BOOLEAN NOT NULL DEFAULT 0,
-                        bodyFile TEXT);
+                        bodyFile TEXT, uploadProtocol TEXT);
                     CREATE INDEX IF NOT EXISTS courier_outbox_scope ON courier_outbox (scope, id);
                     CREATE TABLE IF NOT EXISTS courier_dead_letter (
                         id INTEGER PRIMARY KEY, scope TEXT NOT NULL, method TEXT NOT NULL, url TEXT NOT NULL,
@@ -25,7 +25,8 @@ extension Outbox {
                     """)
                 // Columns later releases added, for a file an earlier one made.
                 let columns = Set(try db.columns(in: "courier_outbox").map(\.name))
-                for (name, type) in [("dependsOn", "INTEGER"), ("undo", "BLOB"), ("unanswered", "BOOLEAN NOT NULL DEFAULT 0"), ("bodyFile", "TEXT")] where !columns.contains(name) {
+                for (name, type) in [("dependsOn", "INTEGER"), ("undo", "BLOB"), ("unanswered", "BOOLEAN NOT NULL DEFAULT 0"), ("bodyFile", "TEXT"), ("uploadProtocol", "TEXT"),
+                ] where !columns.contains(name) {
                     try db.execute(sql: "ALTER TABLE courier_outbox ADD COLUMN \(name) \(type)")
                 }
                 try db.execute(sql: "UPDATE courier_outbox SET state = ? WHERE state = ?", arguments: [OutboxState.pending.name, OutboxState.inFlight.name])
@@ -49,12 +50,14 @@ extension Outbox {
                 written.undo = try Self.apply(changes, store: store, in: db)
                 try db.execute(
                     sql: """
-                        INSERT INTO courier_outbox (scope, method, url, headers, body, contentType, idempotencyKey, state, enqueuedAt, dependsOn, undo, bodyFile)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        INSERT INTO courier_outbox (
+                            scope, method, url, headers, body, contentType, idempotencyKey, state, enqueuedAt, dependsOn, undo, bodyFile, uploadProtocol)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
                         written.scope, written.method.rawValue, written.url.absoluteString, written.encodedHeaders, written.body, written.contentType,
                         written.idempotencyKey, written.state.name, written.enqueuedAt, written.dependsOn, written.undo, written.bodyFile,
+                        written.uploadProtocol,
                     ])
                 written.id = db.lastInsertedRowID
                 return written

@@ -101,7 +101,50 @@ public final class Outbox: Sendable {
         policy: OutboxPolicy = .queue
     ) async throws(CourierError) -> OutboxReceipt {
         let wire = try wire(for: request)
-        let entry = try await insert(StoredWrite(scope: scope, wire: wire, dependsOn: dependency?.id), body: wire.stream, applying: changes)
+        return try await keep(StoredWrite(scope: scope, wire: wire, dependsOn: dependency?.id), body: wire.stream, applying: changes, policy: policy)
+    }
+
+    /// Keeps `request` as a write whose body is `file`, sent as a resumable upload in
+    /// `uploadProtocol` (``Courier/APIClient/upload(_:from:resuming:using:chunkSize:)``): the file
+    /// is copied beside the store when the entry is kept, and each attempt resumes the upload from
+    /// what the server holds instead of sending the file again. `request` creates the upload (a
+    /// `POST` with no body to the server's upload endpoint). The rest is as
+    /// ``enqueue(_:scope:after:applying:policy:)``: the scope's order, the dependency, changes
+    /// undone if the write becomes a dead letter (whose upload is then discarded), and the
+    /// idempotency key, which goes with the creation: a creation sent again after a crash gets
+    /// the same upload from a server that honours the key, and the upload then ends at once.
+    /// - Throws: ``CourierError/Kind/invalidRequest`` for a request other than a `POST` without a
+    ///   body, a file that is not readable, or a store in memory (which keeps no files), with
+    ///   nothing kept; ``CourierError/Kind/store`` as for `enqueue`.
+    @discardableResult
+    public func enqueue<Value>(
+        upload request: Request<Value>, from file: URL, using uploadProtocol: ResumableUploadProtocol = .tus, scope: String = "",
+        after dependency: OutboxEntry? = nil, applying changes: [StoreChange] = [], policy: OutboxPolicy = .queue
+    ) async throws(CourierError) -> OutboxReceipt {
+        guard bodies.directory != nil else {
+            throw CourierError(.invalidRequest, "The outbox of a store in memory keeps no files, so it cannot keep the upload of \(file.path); open the store from a file.")
+        }
+        var wire = try wire(for: request)
+        guard wire.method == .post, wire.body?.isEmpty ?? true, wire.stream == nil else {
+            throw CourierError(
+                .invalidRequest, "A resumable upload is created with a POST without a body (the file is the body); \(request.method) \(request.path) was not kept.")
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+              let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? NSNumber
+        else {
+            throw CourierError(.invalidRequest, "The file \(file.path) to upload is not a readable file; the upload was not kept.")
+        }
+        wire.stream = StreamedBody(segments: [.file(file, length: size.int64Value)], contentType: "application/octet-stream")
+        var write = StoredWrite(scope: scope, wire: wire, dependsOn: dependency?.id)
+        write.uploadProtocol = uploadProtocol.description
+        return try await keep(write, body: wire.stream, applying: changes, policy: policy)
+    }
+
+    /// Inserts `write` (and its body and changes) and, with `policy`, sends its scope at once.
+    private func keep(_ write: StoredWrite, body: StreamedBody?, applying changes: [StoreChange], policy: OutboxPolicy) async throws(CourierError) -> OutboxReceipt {
+        let scope = write.scope
+        let entry = try await insert(write, body: body, applying: changes)
         guard policy.sendsAtOnce else {
             wake()
             return OutboxReceipt(entry: entry, outcome: .queued)

@@ -31,6 +31,9 @@ struct StoredWrite: Sendable {
     var undo: Data?
     /// The file (in ``OutboxBodies``) holding the body, for a streamed body.
     var bodyFile: String?
+    /// The protocol (``ResumableUploadProtocol/description``) of a write sent as a resumable
+    /// upload of ``bodyFile``.
+    var uploadProtocol: String?
     var state = OutboxState.pending
     var attempts = 0
     var nextAttempt: Date?
@@ -57,6 +60,25 @@ struct StoredWrite: Sendable {
         request.deduplication = false
         request.name = "outbox"
         return request
+    }
+
+    /// The name of a resumable upload's kept state (``APIClient/resumableUploads()``).
+    var uploadIdentifier: String { "outbox-" + idempotencyKey }
+
+    /// Sends the write: as one request, or, for a resumable upload, as that upload of its kept
+    /// file, resumed from what the server holds.
+    func send(through client: APIClient, bodies: OutboxBodies) async throws(CourierError) {
+        var request = try request(bodies: bodies)
+        guard let name = uploadProtocol else {
+            _ = try await client.send(request)
+            return
+        }
+        let file = request.streamedBody?.segments.first.flatMap { segment -> URL? in if case .file(let url, _) = segment { url } else { nil } }
+        guard let uploadProtocol = ResumableUploadProtocol.named(name), let file else {
+            throw CourierError(.invalidRequest, "The upload \(method) \(url.path) was kept without its file or with a protocol this release does not speak (\(name)).")
+        }
+        request.streamedBody = nil
+        _ = try await client.upload(request, from: file, resuming: uploadIdentifier, using: uploadProtocol)
     }
 
     var entry: OutboxEntry {
@@ -103,6 +125,7 @@ struct StoredWrite: Sendable {
         dependsOn = Int64.fromDatabaseValue(row["dependsOn"] ?? .null)
         undo = Data.fromDatabaseValue(row["undo"] ?? .null)
         bodyFile = String.fromDatabaseValue(row["bodyFile"] ?? .null)
+        uploadProtocol = String.fromDatabaseValue(row["uploadProtocol"] ?? .null)
     }
 
     /// The headers as stored: name and value pairs, in order.
