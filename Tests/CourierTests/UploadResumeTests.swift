@@ -496,4 +496,19 @@ extension UploadResumeTests {
             #expect(try JSONDecoder().decode(Stored.self, from: answer.data).sha256 == (try Self.sha256(file)))
         }
     }
+
+    /// A file changed between two calls (same length, other bytes and date) is a new draft upload.
+    @Test(arguments: TransportKind.allCases)
+    func aChangedFileStartsANewDraftUpload(kind: TransportKind) async throws {
+        try await Self.withDraftServer(kind) { client, directory in
+            let file = try Self.file(3 << 20, in: directory)
+            let request = Request<Data>(.post, "uploads/changed")
+            let kept = try await Self.uploadPart(client, request, file: file, identifier: "changed", using: .ietfDraft, chunkSize: 1 << 20, until: 1 << 20)
+            _ = try Self.file(3 << 20, in: directory, seed: 99)
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: file.path)
+            let answer = try await client.upload(request, from: file, resuming: "changed", using: .ietfDraft, chunkSize: 1 << 20)
+            #expect(answer.url != kept.uploadURL)
+            #expect(try JSONDecoder().decode(Stored.self, from: answer.data).sha256 == (try Self.sha256(file)), "the app saw the new file")
+        }
+    }
 }
