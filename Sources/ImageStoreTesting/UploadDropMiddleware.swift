@@ -16,8 +16,9 @@ struct UploadDropMiddleware<Context: RequestContext>: RouterMiddleware {
         guard path.hasPrefix("/uploads/tus") || path.hasPrefix("/uploads/resumable") else { return try await next(request, context) }
         var request = request
         let every = request.headers[values: .init("Test-Drop-Every")!].first.flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
-        let offset = request.headers[values: .init("Test-Drop-Offset")!].first.flatMap { Int($0) } ?? 0
-        request.body = RequestBody(asyncSequence: CuttingBody(base: request.body, tally: tally, every: every, offset: offset))
+        // Within 0..<every, so that the count plus it cannot overflow.
+        let offset = every.map { every in (request.headers[values: .init("Test-Drop-Offset")!].first.flatMap { Int($0) } ?? 0) % every } ?? 0
+        request.body = RequestBody(asyncSequence: CuttingBody(base: request.body, tally: tally, every: every, offset: max(offset, 0)))
         do {
             return try await next(request, context)
         } catch is CuttingBody.Cut {
@@ -55,7 +56,7 @@ struct CuttingBody: AsyncSequence, Sendable {
             guard var buffer = try await base.next() else { return nil }
             let before = tally.count("uploads/received")
             if let every {
-                let room = every - (before + offset) % every
+                let room = every - (before % every + offset) % every
                 if buffer.readableBytes >= room {
                     buffer = buffer.getSlice(at: buffer.readerIndex, length: room) ?? buffer
                     cut = true

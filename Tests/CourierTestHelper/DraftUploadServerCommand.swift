@@ -159,7 +159,8 @@ final class FaultSettings: Sendable {
             for item in items {
                 switch item.name {
                 case "cut_every": state.cutEvery = item.value.flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
-                case "lie": state.lie = item.value.flatMap { Int64($0) } ?? 0
+                // Bounded, so that an offset plus it cannot overflow.
+                case "lie": state.lie = item.value.flatMap { Int64($0) }.map { max(-(1 << 40), min($0, 1 << 40)) } ?? 0
                 case "expire": if let value = item.value { state.expired.insert(value) }
                 default: break
                 }

@@ -74,7 +74,7 @@ extension APIClient {
         let scope = userScope
         guard let record = uploadStore.record(identifier, scope: scope) else { return }
         uploadStore.discard(identifier, scope: scope)
-        let uploadProtocol = ResumableUploadProtocol.kept(record.protocolName)
+        let uploadProtocol = ResumableUploadProtocol.named(record.protocolName) ?? .tus
         var delete = Request<Data>(.delete, record.uploadURL, headers: uploadProtocol.headers)
         delete.retryPolicy = RetryPolicy.none
         delete.suppressErrorAlert = true
@@ -98,13 +98,21 @@ extension APIClient {
                 .invalidRequest,
                 "The request that creates the upload \(identifier) has a body; the file is the body, so give none. Nothing was sent.")
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-              FileManager.default.isReadableFile(atPath: file.path)
-        else {
+        guard uploadableLength(of: file) != nil else {
             return CourierError(.invalidRequest, "The file \(file.path) to upload is not a readable file. Nothing was sent.")
         }
         return nil
+    }
+
+    /// The length of `file` when it is a readable file (not a folder), else `nil`: what
+    /// ``upload(_:from:resuming:using:chunkSize:)`` and the outbox's uploads check first.
+    package static func uploadableLength(of file: URL) -> Int64? {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+              FileManager.default.isReadableFile(atPath: file.path),
+              let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? NSNumber
+        else { return nil }
+        return size.int64Value
     }
 }
 
@@ -167,7 +175,7 @@ struct ResumableUploadRun {
         // A kept upload continues only for the same file, unchanged: same length, same date, and a
         // confirmed part that still reads the same.
         if let kept = record {
-            if uploadProtocol == .discovered { self.uploadProtocol = ResumableUploadProtocol.kept(kept.protocolName) }
+            if uploadProtocol == .discovered { self.uploadProtocol = ResumableUploadProtocol.named(kept.protocolName) ?? .discovered }
             var same = kept.protocolName == self.uploadProtocol.name && kept.file == file.path && kept.size == size && kept.modified == modified
                 && (0...size).contains(kept.confirmed)
             if same {
@@ -299,11 +307,9 @@ struct ResumableUploadRun {
             let name = Data(file.lastPathComponent.utf8).base64EncodedString()
             creation.headers["Upload-Metadata"] = "filename \(name),filetype \(Data("application/octet-stream".utf8).base64EncodedString())"
         }
-        creation.retryPolicy = RetryPolicy.none
+        Self.asStep(&creation)
         creation.uploadProgress = nil
         creation.downloadProgress = nil
-        creation.deduplication = false
-        creation.suppressErrorAlert = true
         var firstPiece = Data()
         if discovery.firstPieceWithCreation, size > 0 {
             firstPiece = try read(from: 0, count: Int(min(Int64(chunkSize), size)))
@@ -347,11 +353,9 @@ struct ResumableUploadRun {
         var options = request
         options.method = .options
         options.headers["Tus-Resumable"] = "1.0.0"
-        options.retryPolicy = RetryPolicy.none
+        Self.asStep(&options)
         options.uploadProgress = nil
         options.downloadProgress = nil
-        options.deduplication = false
-        options.suppressErrorAlert = true
         let headers: HTTPHeaders
         do throws(CourierError) {
             headers = try await client.send(options).headers
@@ -384,11 +388,17 @@ struct ResumableUploadRun {
         if let start { step.sentBodyObserver = observer(from: start) }
         defer { sent.endRequest() }
         for field in uploadProtocol.headers { step.headers[field.name] = field.value }
-        step.retryPolicy = RetryPolicy.none
-        step.deduplication = false
-        step.suppressErrorAlert = true
+        Self.asStep(&step)
         step.timeout = request.timeout
         return try await client.send(step)
+    }
+
+    /// Makes `request` one step of the upload: never retried on its own (the upload resumes),
+    /// never shared, its failures reported once by the upload rather than alerted.
+    private static func asStep(_ request: inout Request<Data>) {
+        request.retryPolicy = RetryPolicy.none
+        request.deduplication = false
+        request.suppressErrorAlert = true
     }
 
     /// A failure that says the server no longer has the upload.
@@ -456,11 +466,6 @@ struct ResumableUploadRun {
         record = nil
         throw CourierError(.invalidRequest, "The file \(file.path) became shorter while it was being uploaded; the upload was forgotten. Upload it again.")
     }
-}
-
-extension ResumableUploadProtocol {
-    /// The protocol a kept upload was created in.
-    static func kept(_ name: String) -> ResumableUploadProtocol { name == tus.name ? .tus : .ietfDraft }
 }
 
 /// The body bytes a resumable upload's requests wrote, as their transports reported them: per

@@ -129,13 +129,10 @@ public final class Outbox: Sendable {
             throw CourierError(
                 .invalidRequest, "A resumable upload is created with a POST without a body (the file is the body); \(request.method) \(request.path) was not kept.")
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-              let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? NSNumber
-        else {
+        guard let size = APIClient.uploadableLength(of: file) else {
             throw CourierError(.invalidRequest, "The file \(file.path) to upload is not a readable file; the upload was not kept.")
         }
-        wire.stream = StreamedBody(segments: [.file(file, length: size.int64Value)], contentType: "application/octet-stream")
+        wire.stream = StreamedBody(segments: [.file(file, length: size)], contentType: "application/octet-stream")
         var write = StoredWrite(scope: scope, wire: wire, dependsOn: dependency?.id)
         write.uploadProtocol = uploadProtocol.description
         return try await keep(write, body: wire.stream, applying: changes, policy: policy)
