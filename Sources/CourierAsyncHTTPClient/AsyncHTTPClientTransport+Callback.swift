@@ -34,16 +34,19 @@ extension AsyncHTTPClientTransport: NetworkTransport {
             headers.add(name: "Accept-Encoding", value: "gzip, deflate")
         }
         let wire: HTTPClient.Request
+        let unwanted = UnwantedBody()
         do {
             wire = try HTTPClient.Request(
-                url: request.url, method: .init(rawValue: request.method.rawValue), headers: headers, body: requestBody(request, observer: observer))
+                url: request.url, method: .init(rawValue: request.method.rawValue), headers: headers,
+                body: requestBody(request, observer: observer, unwanted: unwanted))
         } catch {
             completion(.failure(Self.courierError(for: error, request: request)))
             return
         }
         let resend: (@Sendable () -> Void)? = mayResend
             ? { @Sendable in self.start(request, observer: observer, control: control, mayResend: false, completion: completion) } : nil
-        let delegate = ResponseDelegate(transport: self, request: request, observer: observer, resend: resend, completion: completion)
+        let delegate = ResponseDelegate(
+            transport: self, request: request, observer: observer, resend: resend, unwantedBody: unwanted, completion: completion)
         let task = (pinned.client(for: request.url) ?? client).execute(request: wire, delegate: delegate, eventLoop: .indifferent, deadline: nil)
         delegate.started(task, sweep: idleSweeps[ObjectIdentifier(task.eventLoop)] ?? fallbackSweep)
         task.futureResult.whenComplete { delegate.ended($0) }
@@ -53,7 +56,7 @@ extension AsyncHTTPClientTransport: NetworkTransport {
     /// The request body as async-http-client takes it: bytes in memory as they are, or, when the
     /// body is streamed or upload progress is observed, pieces of ``uploadChunkSize`` read one at a
     /// time (off the event loop) as the connection takes them.
-    private func requestBody(_ request: TransportRequest, observer: TransferObserver) -> HTTPClient.Body? {
+    private func requestBody(_ request: TransportRequest, observer: TransferObserver, unwanted: UnwantedBody) -> HTTPClient.Body? {
         let streamed: StreamedBody
         if let stream = request.bodyStream {
             streamed = stream
@@ -67,7 +70,7 @@ extension AsyncHTTPClientTransport: NetworkTransport {
         let progress = observer.upload
         let loops = client.eventLoopGroup
         return .stream(contentLength: streamed.length) { writer in
-            UploadPump(body: streamed, chunkSize: chunkSize, progress: progress, writer: writer).run(on: loops.any())
+            UploadPump(body: streamed, chunkSize: chunkSize, progress: progress, writer: writer).run(on: loops.any(), unwanted: unwanted)
         }
     }
 }
@@ -80,7 +83,6 @@ private final class UploadPump: Sendable {
     private let total: Int64
     private let progress: ProgressHandler?
     private let writer: HTTPClient.Body.StreamWriter
-    private let sent = Locked<Int64>(0)
 
     init(body: StreamedBody, chunkSize: Int, progress: ProgressHandler?, writer: HTTPClient.Body.StreamWriter) {
         reader = Locked(body.chunks(size: chunkSize).makeIterator())
@@ -89,30 +91,76 @@ private final class UploadPump: Sendable {
         self.writer = writer
     }
 
-    /// Writes every piece; the future fails with the first read or write failure.
-    func run(on loop: any EventLoop) -> EventLoopFuture<Void> {
+    /// Writes every piece; the future fails with the first read or write failure, and succeeds
+    /// early when the answer says the rest is `unwanted`.
+    func run(on loop: any EventLoop, unwanted: UnwantedBody) -> EventLoopFuture<Void> {
         progress?(TransferProgress(completed: 0, total: total))
-        return next(on: loop)
+        let done = loop.makePromise(of: Void.self)
+        let settled = Locked(false)
+        let settle: @Sendable (Result<Void, any Error>) -> Void = { result in
+            let first = settled.withLock { settled in
+                defer { settled = true }
+                return !settled
+            }
+            guard first else { return }
+            done.completeWith(result)
+        }
+        unwanted.onEnd { settle(.success(())) }
+        done.futureResult.whenComplete { _ in unwanted.onEnd {} }
+        write(read(on: loop), queued: 0, on: loop).whenComplete(settle)
+        return done.futureResult
     }
 
-    private func next(on loop: any EventLoop) -> EventLoopFuture<Void> {
+    /// The next piece, read on NIO's thread pool.
+    private func read(on loop: any EventLoop) -> EventLoopFuture<Data?> {
         NIOThreadPool.singleton.runIfActive(eventLoop: loop) { [reader] in
-            try reader.withLock { try $0.next() }
-        }.flatMap { [self] piece -> EventLoopFuture<Void> in
-            guard let piece else { return loop.makeSucceededVoidFuture() }
-            let written = writer.write(.byteBuffer(ByteBuffer(data: piece)))
-            return written.flatMap { [self] in
-                let done = sent.withLock { sent in
-                    sent += Int64(piece.count)
-                    return sent
-                }
-                progress?(TransferProgress(completed: done, total: total))
-                // After the last piece the body is done at once, on the connection's loop: asking
-                // the reader for its end first completed the body after the response had come, and
-                // async-http-client then kept the connection out of its pool now and then.
-                if done >= total { return written.eventLoop.makeSucceededVoidFuture() }
-                return next(on: loop)
+            do {
+                return try reader.withLock { try $0.next() }
+            } catch {
+                throw CourierError.unreadableBody(error)
             }
         }
     }
+
+    /// Writes the piece `pending` brings, then reads the next once the connection has taken it
+    /// (`queued`: the bytes handed to the writer before it).
+    private func write(_ pending: EventLoopFuture<Data?>, queued: Int64, on loop: any EventLoop) -> EventLoopFuture<Void> {
+        pending.flatMap { [self] piece -> EventLoopFuture<Void> in
+            guard let piece else { return loop.makeSucceededVoidFuture() }
+            let written = writer.write(.byteBuffer(ByteBuffer(data: piece)))
+            let queued = queued + Int64(piece.count)
+            return written.flatMap { [self] in
+                progress?(TransferProgress(completed: queued, total: total))
+                // After the last piece the body is done at once, on the connection's loop: asking
+                // the reader for its end first completed the body after the response had come, and
+                // async-http-client then kept the connection out of its pool now and then.
+                if queued >= total { return written.eventLoop.makeSucceededVoidFuture() }
+                return write(read(on: loop), queued: queued, on: loop)
+            }
+        }
+    }
+}
+
+/// Ends a request body that async-http-client no longer wants. After an answer of 300 or more,
+/// it pauses the body for good, and completes the exchange only once the body ends: without this,
+/// such an answer to a large upload (a `401`, a `413`) waited for the idle timeout. The body is
+/// ended, short, once the whole answer has come (``ResponseDelegate``); async-http-client then
+/// fails the task as `requestStreamCancelled`, and the delegate hands on the answer instead.
+final class UnwantedBody: Sendable {
+    private let state = Locked<(ending: (@Sendable () -> Void)?, ended: Bool)>((nil, false))
+
+    /// What ends the body.
+    func onEnd(_ body: @escaping @Sendable () -> Void) { state.withLock { $0.ending = body } }
+
+    /// Ends the body, if it is still going out.
+    func end() {
+        state.withLock { state -> (@Sendable () -> Void)? in
+            defer { state.ending = nil }
+            if state.ending != nil { state.ended = true }
+            return state.ending
+        }?()
+    }
+
+    /// Whether ``end()`` ended the body while it was going out.
+    var ended: Bool { state.withLock { $0.ended } }
 }

@@ -32,8 +32,11 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         public var readTimeout: Duration? = nil
         /// How long an idle connection stays in the pool.
         public var idleTimeout: Duration = .seconds(60)
-        /// Size of the pieces a body is streamed in when upload progress is observed.
-        public var uploadChunkSize: Int = 64 * 1024
+        /// Size of the pieces a body is streamed in (files are read one piece at a time, off the
+        /// event loop) when it is streamed or upload progress is observed. 256 KiB by default: each
+        /// piece costs a hop to NIO's thread pool and back, and with 64 KiB pieces a 256 MiB
+        /// upload ran at half of raw async-http-client's speed (`courier-bench upload`).
+        public var uploadChunkSize: Int = 256 << 10
         /// Whether `gzip` and `deflate` bodies are decoded, as URLSession does; requests that name
         /// no `Accept-Encoding` then send `Accept-Encoding: gzip, deflate`. On by default.
         public var decodesCompressedBodies = true
@@ -122,7 +125,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// - Parameter decodesCompressedBodies: pass `true` when `client` was created with
     ///   `decompression: .enabled(limit: …)`: requests that name no `Accept-Encoding` then send
     ///   `Accept-Encoding: gzip, deflate`, and a body in another coding fails clearly.
-    public init(client: HTTPClient, uploadChunkSize: Int = 64 * 1024, decodesCompressedBodies: Bool = false) {
+    public init(client: HTTPClient, uploadChunkSize: Int = 256 << 10, decodesCompressedBodies: Bool = false) {
         self.client = client
         ownsClient = false
         (idleSweeps, fallbackSweep) = IdleSweep.sweeps(for: client.eventLoopGroup)

@@ -45,16 +45,20 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
     /// Sends the request again, in place of failing, when its connection closes before any of the
     /// answer came; `nil` when it may not be sent again.
     private let resend: (@Sendable () -> Void)?
+    /// Ends a request body still going out once an answer of 300 or more has come whole.
+    private let unwantedBody: UnwantedBody?
     private let state: Locked<State>
 
     init(
         transport: AsyncHTTPClientTransport, request: TransportRequest, observer: TransferObserver,
-        resend: (@Sendable () -> Void)?, completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
+        resend: (@Sendable () -> Void)?, unwantedBody: UnwantedBody? = nil,
+        completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
     ) {
         self.transport = transport
         self.request = request
         self.observer = observer
         self.resend = resend
+        self.unwantedBody = unwantedBody
         idleTimeout = .nanoseconds(request.timeoutNanoseconds)
         state = Locked(State(completion: completion))
     }
@@ -100,6 +104,11 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
 
     /// The task's outcome: completes the exchange if its head did not, else ends the live body.
     func ended(_ result: Result<TransportResponse, any Error>) {
+        var result = result
+        if case .failure(let error) = result, (error as? HTTPClientError) == .requestStreamCancelled, unwantedBody?.ended == true,
+           let answer = try? wholeResponse() {
+            result = .success(answer)  // the body ended short after a whole answer of 300 or more
+        }
         let (completion, live, sweep, headReceived, received, expected) = state.withLock { state in
             state.ended = true
             defer {
@@ -169,6 +178,7 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
                 head.liveBody = live
                 completion(.success(head))
             }
+            if response.statusCode >= 300, expected == 0 { endUnwantedBody(task) }
             return task.eventLoop.makeSucceededVoidFuture()
         } catch {
             return task.eventLoop.makeFailedFuture(error)
@@ -189,6 +199,9 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
         switch outcome {
         case .success(let (progress, live)):
             if let progress { observer.download?(progress) }
+            if state.withLock({ ($0.response?.statusCode ?? 0) >= 300 && $0.body.map { $0.received == $0.expected } == true }) {
+                endUnwantedBody(task)
+            }
             guard let live else { return task.eventLoop.makeSucceededVoidFuture() }
             let promise = task.eventLoop.makePromise(of: Void.self)
             let resume: @Sendable () -> Void = { [self] in
@@ -212,7 +225,21 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
         }
     }
 
+    /// Ends the request's body, when it is still going out, after the whole answer of 300 or more
+    /// (`Content-Length` bytes) has come; from the event loop, so that async-http-client has taken
+    /// the answer's end first (see ``UnwantedBody``). An answer of unknown length leaves the body
+    /// to the idle timeout.
+    private func endUnwantedBody(_ task: HTTPClient.Task<TransportResponse>) {
+        guard let unwantedBody, request.bodyLength > 0 else { return }
+        task.eventLoop.execute { unwantedBody.end() }
+    }
+
     func didFinishRequest(task: HTTPClient.Task<TransportResponse>) throws -> TransportResponse {
+        try wholeResponse()
+    }
+
+    /// The response, once its body is whole.
+    private func wholeResponse() throws -> TransportResponse {
         // The response is taken out of the state, so that setting its body does not copy it.
         let (response, live) = state.withLock { state -> (TransportResponse?, LiveBody?) in
             guard var response = state.response.take() else { return (nil, nil) }

@@ -77,10 +77,9 @@ struct RawFileChunks: AsyncSequence, Sendable {
                     self.handle = nil
                 }
                 guard !segments.isEmpty else { return nil }
-                switch segments.removeFirst() {
-                case .bytes(let data): return ByteBuffer(data: data)
-                case .file(let url, _): handle = try FileHandle(forReadingFrom: url)
-                }
+                let segment = segments.removeFirst()
+                guard let url = segment.file else { return ByteBuffer(data: try StreamedBody(segments: [segment], contentType: "").collect()) }
+                handle = try FileHandle(forReadingFrom: url)
             }
         }
     }
@@ -89,7 +88,7 @@ struct RawFileChunks: AsyncSequence, Sendable {
 }
 
 /// `courier-bench upload` (`upload.resume…` lines): a 256 MiB file sent as a resumable upload
-/// (tus, the default 4 MiB pieces) to the sample server, which cuts the upload's body every
+/// (tus, the rest of the file per request, the default) to the sample server, which cuts the upload's body every
 /// 16 MiB it receives (half way through a piece), resumed under a retry policy, against the same file streamed whole to
 /// `/uploads/raw` without a cut, on each transport; the body bytes Courier's transport wrote
 /// against the file's size; Courier's peak memory growth.

@@ -23,7 +23,10 @@ import Synchronization
 /// `cut_every=N` closes the connection where the body bytes received reach a multiple of N;
 /// `lie=K` adds K to every `Upload-Offset` the server answers; `expire=PATH` answers `404` to
 /// every request for the upload resource PATH (the draft's handler's own answer for an upload it
-/// does not have), as a server that forgot it.
+/// does not have), as a server that forgot it; `tokens=N` puts every other request behind a bearer
+/// token (`Bearer t0` first) that is good for N `PATCH`es, answering `401` past them, and
+/// `POST /token` issues the next one in its answer's `Authorization` header (`GET /stats` then
+/// also tells `tokens`, the tokens issued).
 struct DraftUploadServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "draft-upload-server", abstract: "Serve the IETF resumable-upload draft with NIOResumableUpload (for tests).")
@@ -123,7 +126,8 @@ final class WholeBodyApp: ChannelInboundHandler {
                 faults.apply(URLComponents(string: path)?.queryItems ?? [])
                 json = "{}"
             } else if path == "/stats" {
-                json = #"{"bodyBytes":\#(counts.bodyBytes.load(ordering: .relaxed)),"requests":\#(counts.requests.load(ordering: .relaxed)),"cuts":\#(counts.cuts.load(ordering: .relaxed))}"#
+                let tokens = faults.state.withLock { $0.issued }
+                json = #"{"bodyBytes":\#(counts.bodyBytes.load(ordering: .relaxed)),"requests":\#(counts.requests.load(ordering: .relaxed)),"cuts":\#(counts.cuts.load(ordering: .relaxed)),"tokens":\#(tokens)}"#
             } else {
                 respond(context, status: .notFound, json: "{}")
                 return
@@ -149,6 +153,18 @@ final class FaultSettings: Sendable {
         var received = 0
         var lie: Int64 = 0
         var expired: Set<String> = []
+        /// The `PATCH`es a token is good for, when tokens are asked for; the tokens issued, and
+        /// the `PATCH`es the current one was used for.
+        var appendsPerToken: Int?
+        var issued = 0
+        var appends = 0
+    }
+
+    /// What the server does with a request, when tokens are asked for.
+    enum Gate {
+        case pass
+        case refuse
+        case issue(String)
     }
 
     let state = Mutex(State())
@@ -162,9 +178,30 @@ final class FaultSettings: Sendable {
                 // Bounded, so that an offset plus it cannot overflow.
                 case "lie": state.lie = item.value.flatMap { Int64($0) }.map { max(-(1 << 40), min($0, 1 << 40)) } ?? 0
                 case "expire": if let value = item.value { state.expired.insert(value) }
+                case "tokens": state.appendsPerToken = item.value.flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
                 default: break
                 }
             }
+        }
+    }
+}
+
+extension FaultSettings {
+    /// Whether `request` passes the token check, or is refused, or asks for a new token.
+    func gate(_ request: HTTPRequest) -> Gate {
+        let path = request.path ?? ""
+        guard !path.hasPrefix("/faults"), path != "/stats" else { return .pass }
+        return state.withLock { state in
+            guard let perToken = state.appendsPerToken else { return .pass }
+            if path == "/token", request.method == .post {
+                state.issued += 1
+                state.appends = 0
+                return .issue("Bearer t\(state.issued)")
+            }
+            guard request.headerFields[.authorization] == "Bearer t\(state.issued)" else { return .refuse }
+            guard request.method == .patch else { return .pass }
+            state.appends += 1
+            return state.appends > perToken ? .refuse : .pass
         }
     }
 }
@@ -180,6 +217,8 @@ final class DraftFaults: ChannelDuplexHandler {
     let settings: FaultSettings
     let counts: Counts
     private var cut = false
+    /// Whether the rest of a request this handler answered itself is dropped.
+    private var swallowing = false
 
     init(settings: FaultSettings, counts: Counts) {
         self.settings = settings
@@ -188,8 +227,25 @@ final class DraftFaults: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !cut else { return }
+        if swallowing {
+            if case .end = unwrapInboundIn(data) {
+                swallowing = false
+                // The draft's handler, which never saw this request, reads on only after a
+                // request's end it saw: the next request is read from here.
+                context.read()
+            }
+            return
+        }
         switch unwrapInboundIn(data) {
         case .head(var request):
+            switch settings.gate(request) {
+            case .pass:
+                break
+            case .refuse:
+                return answer(context, HTTPResponse(status: .unauthorized, headerFields: [.wwwAuthenticate: #"Bearer error="invalid_token""#]))
+            case .issue(let token):
+                return answer(context, HTTPResponse(status: .ok, headerFields: [.authorization: token]))
+            }
             guard let path = request.path, settings.state.withLock({ $0.expired.contains(path) }) else {
                 context.fireChannelRead(data)
                 return
@@ -216,6 +272,17 @@ final class DraftFaults: ChannelDuplexHandler {
         case .end:
             context.fireChannelRead(data)
         }
+    }
+
+    /// Answers the request whose head just came with `response` and no body, at once, and drops
+    /// the rest of the request as it comes, keeping the connection (a `401` to a `PATCH` comes
+    /// while its body is still on its way).
+    private func answer(_ context: ChannelHandlerContext, _ response: HTTPResponse) {
+        var response = response
+        response.headerFields[.contentLength] = "0"
+        swallowing = true
+        context.write(wrapOutboundOut(.head(response)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {

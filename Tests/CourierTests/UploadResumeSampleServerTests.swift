@@ -76,6 +76,63 @@ struct UploadResumeSampleServerTests {
         }
     }
 
+    /// Another writer appends to the upload between two of the client's `PATCH`es: the server
+    /// answers the client's stale offset with `409`, and the client learns the offset with `HEAD`
+    /// and goes on from there, so the server's copy is still the file's, in each protocol.
+    @Test(arguments: TransportKind.allCases, [0, 1])
+    func anOffsetMismatchIsLearntAgain(kind: TransportKind, protocolIndex: Int) async throws {
+        /// Before the client's second `PATCH`, appends the file's next 64 KiB itself.
+        struct Interloper: APIClientDelegate {
+            let file: URL
+            let other: APIClient
+            let uploadProtocol: ResumableUploadProtocol
+            let patches = Locked(0)
+
+            func client(_ client: APIClient, willSend request: TransportRequest) async throws -> TransportRequest {
+                guard request.method == .patch, patches.withLock({ $0 += 1; return $0 }) == 2,
+                      let offset = request.headers["Upload-Offset"].flatMap({ UInt64($0) })
+                else { return request }
+                let handle = try FileHandle(forReadingFrom: file)
+                try handle.seek(toOffset: offset)
+                let bytes = try handle.read(upToCount: 65_536) ?? Data()
+                try handle.close()
+                var append = Request<Data>(
+                    .patch, request.url.absoluteString,
+                    body: .data(bytes, contentType: uploadProtocol == .tus ? "application/offset+octet-stream" : "application/partial-upload"),
+                    headers: ["Upload-Offset": String(offset)])
+                if uploadProtocol == .tus {
+                    append.headers["Tus-Resumable"] = "1.0.0"
+                } else {
+                    append.headers["Upload-Draft-Interop-Version"] = "6"
+                    append.headers["Upload-Complete"] = "?0"
+                }
+                _ = try await other.send(append)
+                return request
+            }
+        }
+        let (uploadProtocol, endpoint) = Self.protocols[protocolIndex]
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        try await withServer { server in
+            try await kind.with { transport in
+                let size = 3 << 20
+                let file = try UploadResumeTests.file(size, in: directory.url)
+                let client = server.client(transport) {
+                    $0.errorPresenter = nil
+                    $0.resumableDownloadsDirectory = directory.url
+                    $0.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(1))
+                    $0.delegate = Interloper(file: file, other: server.client(URLSessionTransport()), uploadProtocol: uploadProtocol)
+                }
+                let answer = try await client.upload(Request(.post, endpoint), from: file, resuming: "shared", using: uploadProtocol, chunkSize: 1 << 20)
+                #expect(try await Self.digest(answer, client, uploadProtocol) == (try UploadResumeTests.sha256(file)))
+                // One append, the other writer's, the client's refused one, then the rest from the offset learnt.
+                #expect(server.requestCount("HEAD", "/\(endpoint)/{id}") == 1)
+                #expect(server.requestCount("PATCH", "/\(endpoint)/{id}") == 5)
+                #expect(server.flakyAttempts("uploads/received") == size, "each byte kept once")
+            }
+        }
+    }
+
     /// A cut right after the last byte (the server holds the whole file, the answer is lost): the
     /// upload learns with HEAD that the server holds it all; a draft upload, not complete until a
     /// request says so, sends an empty last append that does.
@@ -150,19 +207,62 @@ struct UploadResumeSampleServerTests {
         }
     }
 
-    /// A chunk size past the largest piece held in memory is refused before anything is sent.
-    @Test func aChunkSizeTooLargeIsRefused() async throws {
+    /// By default the rest of the file goes in one request, streamed from the file: a file far
+    /// larger than a transport's piece takes one creation and one append, on each protocol, and
+    /// so does a chunk size past the file's end.
+    @Test(arguments: TransportKind.allCases, [nil, 1 << 40])
+    func theRestOfTheFileGoesInOneRequest(kind: TransportKind, chunkSize: Int?) async throws {
         let directory = try TemporaryDirectory.created()
         defer { directory.remove() }
         try await withServer { server in
-            let client = Self.client(server, URLSessionTransport(), directory.url)
-            let file = try UploadResumeTests.file(10, in: directory.url)
-            let error = try await #require(throws: CourierError.self) {
-                try await client.upload(Request(.post, "uploads/tus"), from: file, resuming: "big", chunkSize: 1 << 30)
+            try await kind.with { transport in
+                let client = Self.client(server, transport, directory.url)
+                let size = 24 << 20
+                let file = try UploadResumeTests.file(size, in: directory.url)
+                for (endpoint, kind) in [("uploads/tus", ResumableUploadProtocol.tus), ("uploads/resumable", .ietfDraft)] {
+                    let answer = try await client.upload(Request(.post, endpoint), from: file, resuming: "one-request", using: kind, chunkSize: chunkSize)
+                    #expect(answer.metrics.bytesSent == Int64(size))
+                    #expect(server.requestCount("PATCH", "/\(endpoint)/{id}") == 1, "\(endpoint)")
+                    #expect(server.requestCount("POST", "/\(endpoint)") == 1, "\(endpoint)")
+                }
             }
-            #expect(error.kind == .invalidRequest)
-            #expect(error.message.contains("256 MiB") && error.message.contains("Nothing was sent"), "\(error.message)")
-            #expect(server.requestCount("/uploads/tus") == 0)
+        }
+    }
+
+    /// A file cut short while its bytes go out fails the upload with `.invalidRequest`, which says
+    /// so, and the upload is forgotten; nothing more of it is sent.
+    @Test(arguments: TransportKind.allCases)
+    func aFileChangedWhileItIsSentFailsTheUpload(kind: TransportKind) async throws {
+        struct Truncating: APIClientDelegate {
+            let file: URL
+            func client(_ client: APIClient, willSend request: TransportRequest) async throws -> TransportRequest {
+                if request.method == .patch {
+                    let handle = try FileHandle(forWritingTo: file)
+                    try handle.truncate(atOffset: 1 << 20)
+                    try handle.close()
+                }
+                return request
+            }
+        }
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        try await withServer { server in
+            try await kind.with { transport in
+                let file = try UploadResumeTests.file(6 << 20, in: directory.url)
+                let client = server.client(transport) {
+                    $0.errorPresenter = nil
+                    $0.resumableDownloadsDirectory = directory.url
+                    $0.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(1))
+                    $0.delegate = Truncating(file: file)
+                }
+                let error = try await #require(throws: CourierError.self) {
+                    try await client.upload(Request(.post, "uploads/tus"), from: file, resuming: "shrinking")
+                }
+                #expect(error.kind == .invalidRequest, "\(error)")
+                #expect(error.message.contains("changed while it was being"), "\(error.message)")
+                #expect(client.resumableUploads().isEmpty)
+                #expect(server.requestCount("PATCH", "/uploads/tus/{id}") <= 1)
+            }
         }
     }
 }

@@ -244,11 +244,14 @@ extension UploadResumeTests {
 }
 
 extension UploadResumeTests {
-    /// A signed-in user's kept upload is theirs: erased when they log out.
-    @Test func logoutErasesTheUsersKeptUploads() async throws {
+    /// A signed-in user's kept upload is theirs: erased when they log out, in either protocol.
+    @Test(arguments: [ResumableUploadProtocol.tus, .ietfDraft])
+    func logoutErasesTheUsersKeptUploads(uploadProtocol: ResumableUploadProtocol) async throws {
         let directory = try TemporaryDirectory.created()
         defer { directory.remove() }
-        let tus = try await ToolServer.start(python: "upload-servers.py", in: .uploads)
+        let tus = uploadProtocol == .tus
+            ? try await ToolServer.start(python: "upload-servers.py", in: .uploads)
+            : try await ToolServer.start(ChildProcess.watched(try testHelperExecutable(), ["draft-upload-server"]))
         defer { Task { await tus.stop() } }
         try await withServer { server in
             let client = server.client(URLSessionTransport()) {
@@ -259,10 +262,12 @@ extension UploadResumeTests {
                 $0.callbackQueue = DispatchQueue(label: "upload-progress")
             }
             let file = try Self.file(3 << 20, in: directory.url)
-            let endpoint = tus.url.appendingPathComponent("files/").absoluteString
-            _ = try await Self.uploadPart(client, Request(.post, endpoint), file: file, identifier: "before", chunkSize: 1 << 20, until: 1 << 20)
+            let endpoint = tus.url.appendingPathComponent(uploadProtocol == .tus ? "files/" : "uploads/video").absoluteString
+            _ = try await Self.uploadPart(
+                client, Request(.post, endpoint), file: file, identifier: "before", using: uploadProtocol, chunkSize: 1 << 20, until: 1 << 20)
             _ = try await AuthenticationTests.signIn(client)
-            _ = try await Self.uploadPart(client, Request(.post, endpoint), file: file, identifier: "mine", chunkSize: 1 << 20, until: 1 << 20)
+            _ = try await Self.uploadPart(
+                client, Request(.post, endpoint), file: file, identifier: "mine", using: uploadProtocol, chunkSize: 1 << 20, until: 1 << 20)
             #expect(client.resumableUploads().map(\.identifier) == ["mine"])
             try client.logout()
             #expect(client.resumableUploads().map(\.identifier) == ["before"], "signed out: the public scope's")
@@ -350,6 +355,19 @@ extension UploadResumeTests {
         }
     }
 
+    /// A client of `server` whose first token is `Bearer t0`, renewed on a `401` by ``TokenRenewer``.
+    static func tokenClient(_ server: ToolServer, _ transport: any HTTPTransport, keepingIn directory: URL) -> APIClient {
+        var configuration = ClientConfiguration(baseURL: server.url)
+        configuration.cache = nil
+        configuration.errorPresenter = nil
+        configuration.resumableDownloadsDirectory = directory
+        configuration.authenticationHeaders = ["Authorization"]
+        configuration.credentialStore = .inMemory(Credentials(headers: ["Authorization": "Bearer t0"], origin: server.url.origin))
+        configuration.authenticator = TokenRenewer()
+        configuration.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(1))
+        return APIClient(configuration: configuration, transport: transport)
+    }
+
     /// A token that expires in the middle of an upload (the server takes two PATCHes per token):
     /// the 401 renews it through the client's authenticator, and the upload goes on with the new
     /// one, each byte sent once.
@@ -360,15 +378,7 @@ extension UploadResumeTests {
         let server = try await ToolServer.start(python: "upload-servers.py", in: .uploads)
         defer { Task { await server.stop() } }
         try await kind.with { transport in
-            var configuration = ClientConfiguration(baseURL: server.url)
-            configuration.cache = nil
-            configuration.errorPresenter = nil
-            configuration.resumableDownloadsDirectory = directory.url
-            configuration.authenticationHeaders = ["Authorization"]
-            configuration.credentialStore = .inMemory(Credentials(headers: ["Authorization": "Bearer t0"], origin: server.url.origin))
-            configuration.authenticator = TokenRenewer()
-            configuration.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(1))
-            let client = APIClient(configuration: configuration, transport: transport)
+            let client = Self.tokenClient(server, transport, keepingIn: directory.url)
             let size = 5 << 20
             let file = try Self.file(size, in: directory.url)
             let answer = try await client.upload(Request(.post, "private/"), from: file, resuming: "private", chunkSize: 1 << 20)
@@ -377,6 +387,33 @@ extension UploadResumeTests {
             print("tus upload behind an expiring token \(kind): \(stats)")
             #expect(stats["tokens"].flatMap { if case .int(let issued) = $0 { issued } else { nil } } ?? 0 >= 1, "renewed mid-upload")
             #expect(stats["patchBytes"] == .int(size), "the refused PATCH's body was not kept; each byte arrived once")
+        }
+        await server.stop()
+    }
+}
+
+extension UploadResumeTests {
+    /// The same against the draft's server: a token good for two `PATCH`es, renewed on the 401.
+    /// The server answers that `401` at the `PATCH`'s head, while its body is still on its way,
+    /// and keeps the connection: async-http-client, which pauses such a body for good, waited
+    /// for the idle timeout (60 s, then `.timedOut`) before ``UnwantedBody`` ended it.
+    @Test(arguments: TransportKind.allCases)
+    func aTokenThatExpiresMidDraftUploadIsRenewed(kind: TransportKind) async throws {
+        let directory = try TemporaryDirectory.created()
+        defer { directory.remove() }
+        let server = try await ToolServer.start(ChildProcess.watched(try testHelperExecutable(), ["draft-upload-server"]))
+        defer { Task { await server.stop() } }
+        try await kind.with { transport in
+            let client = Self.tokenClient(server, transport, keepingIn: directory.url)
+            _ = try await client.send(Request<Data>(.post, "faults?tokens=2"))
+            let size = 5 << 20
+            let file = try Self.file(size, in: directory.url)
+            let answer = try await client.upload(Request(.post, "uploads/video"), from: file, resuming: "private", using: .ietfDraft, chunkSize: 1 << 20)
+            #expect(try ModelDecoder().decode(UploadResumeSampleServerTests.Whole.self, from: answer.data).sha256 == (try Self.sha256(file)))
+            let stats = try await client.send(Request<JSONValue>(.get, "stats")).value
+            print("draft upload behind an expiring token \(kind): \(stats)")
+            #expect(stats["tokens"]?.intValue ?? 0 >= 2, "renewed mid-upload, twice")
+            #expect(stats["bodyBytes"]?.intValue == size, "the refused PATCHes' bodies were not kept; each byte arrived once")
         }
         await server.stop()
     }

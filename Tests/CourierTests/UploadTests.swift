@@ -69,6 +69,37 @@ import Testing
         }
     }
 
+    /// A file that becomes shorter after the request is built, as its bytes go out, fails the
+    /// request the same way on each transport, small or large: `.encodingFailed`, which says the
+    /// body could not be read and why.
+    @Test(arguments: TransportKind.allCases, [200_000, 6 << 20])
+    func aFileCutShortAsItIsSentFailsTheSameOnEachTransport(kind: TransportKind, size: Int) async throws {
+        struct Truncating: APIClientDelegate {
+            let file: URL
+            func client(_ client: APIClient, willSend request: TransportRequest) async throws -> TransportRequest {
+                let handle = try FileHandle(forWritingTo: file)
+                try handle.truncate(atOffset: 1_000)
+                try handle.close()
+                return request
+            }
+        }
+        let (url, _, directory) = try Self.file(size: size)
+        defer { directory.remove() }
+        try await withServer { server in
+            try await kind.with { transport in
+                let client = server.client(transport) {
+                    $0.errorPresenter = nil
+                    $0.delegate = Truncating(file: url)
+                }
+                let error = try await #require(throws: CourierError.self) {
+                    try await client.send(Request<JSONValue>(.post, "uploads/sink", body: .multipart([.file("file", url)])))
+                }
+                #expect(error.kind == .encodingFailed, "\(error)")
+                #expect(error.message.contains("could not be read") && error.message.contains("changed while it was being sent"), "\(error.message)")
+            }
+        }
+    }
+
     @Test func multipartOnlyWhenAValueIsBinary() throws {
         let client = APIClient(baseURL: URL(string: "http://127.0.0.1:1")!)
         let plain = try client.transportRequest(for: Request<JSONValue>(.post, "x", body: ["a": 1, "b": ["c": "d"]]))

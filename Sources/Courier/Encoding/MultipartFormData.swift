@@ -94,7 +94,7 @@ package struct MultipartFormData: Sendable {
             let head = "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(MultipartFormData.quote(name))\"; "
                 + "filename=\"\(MultipartFormData.quote(fileName))\"\r\nContent-Type: \(mimeType)\r\n" + Self.extra(headers) + "\r\n"
             pending.append(contentsOf: head.utf8)
-            switch content {
+            switch content.content {
             case .bytes(let data): pending.append(data)
             case .file:
                 segments.append(.bytes(pending))
@@ -128,7 +128,7 @@ package struct MultipartFormData: Sendable {
         mutating func finish(contentType: String) -> StreamedBody {
             pending.append(contentsOf: "--\(boundary)--\r\n".utf8)
             segments.append(.bytes(pending))
-            return StreamedBody(segments: segments.filter { if case .bytes(let data) = $0 { !data.isEmpty } else { true } }, contentType: contentType)
+            return StreamedBody(segments: segments.filter { $0.file != nil || $0.length > 0 }, contentType: contentType)
         }
 
         private static func extra(_ headers: HTTPHeaders) -> String {

@@ -6,12 +6,39 @@ import Foundation
 /// The body can be read again (a redirect that keeps the body, a retry after a refresh): each
 /// reading opens the files anew.
 public struct StreamedBody: Sendable, Hashable {
-    /// One stretch of the body.
-    public enum Segment: Sendable, Hashable {
+    /// One stretch of the body: bytes in memory, or a range of a file.
+    public struct Segment: Sendable, Hashable {
+        /// What the stretch holds, for the package's readers.
+        package enum Content: Sendable, Hashable {
+            case bytes(Data)
+            case file(URL, offset: Int64, length: Int64)
+        }
+
+        package let content: Content
+
         /// Bytes in memory.
-        case bytes(Data)
+        public static func bytes(_ data: Data) -> Segment { Segment(content: .bytes(data)) }
+
         /// `length` bytes of a file, from its start.
-        case file(URL, length: Int64)
+        public static func file(_ url: URL, length: Int64) -> Segment { Segment(content: .file(url, offset: 0, length: length)) }
+
+        /// `length` bytes of a file, from byte `offset`.
+        public static func file(_ url: URL, from offset: Int64, length: Int64) -> Segment {
+            Segment(content: .file(url, offset: offset, length: length))
+        }
+
+        /// The stretch's length in bytes.
+        public var length: Int64 {
+            switch content {
+            case .bytes(let data): Int64(data.count)
+            case .file(_, _, let length): length
+            }
+        }
+
+        /// The file the stretch is read from, if any.
+        public var file: URL? {
+            if case .file(let url, _, _) = content { url } else { nil }
+        }
     }
 
     /// The stretches, in order.
@@ -25,14 +52,23 @@ public struct StreamedBody: Sendable, Hashable {
         self.contentType = contentType
     }
 
+    /// Called with each piece read from a file segment and the piece's offset in its file, on
+    /// the thread that reads it: the package's resumable uploads hash what they send this way. A
+    /// body read again starts again from its first segment's offset.
+    package var fileReadTap: FileReadTap?
+
     /// The total length in bytes.
     public var length: Int64 {
-        segments.reduce(0) { total, segment in
-            switch segment {
-            case .bytes(let data): total + Int64(data.count)
-            case .file(_, let length): total + length
-            }
-        }
+        segments.reduce(0) { total, segment in total + segment.length }
+    }
+
+    public static func == (lhs: StreamedBody, rhs: StreamedBody) -> Bool {
+        lhs.segments == rhs.segments && lhs.contentType == rhs.contentType && lhs.fileReadTap === rhs.fileReadTap
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(segments)
+        hasher.combine(contentType)
     }
 
     /// The pieces of the body, at most `chunkSize` bytes each, read from the files only when the
@@ -64,7 +100,7 @@ public struct StreamedBody: Sendable, Hashable {
         let chunkSize: Int
 
         /// A reader positioned at the start.
-        package func makeIterator() -> Iterator { Iterator(segments: body.segments, chunkSize: chunkSize) }
+        package func makeIterator() -> Iterator { Iterator(segments: body.segments, chunkSize: chunkSize, tap: body.fileReadTap) }
     }
 
     /// Reads the body in order. A file shorter than its declared length is an error (it changed
@@ -72,29 +108,36 @@ public struct StreamedBody: Sendable, Hashable {
     package struct Iterator {
         let segments: [Segment]
         let chunkSize: Int
+        let tap: FileReadTap?
         private var index = 0
         private var offset = 0
         private var handle: FileHandle?
         private var remaining: Int64 = 0
+        /// Where the next read of the open file starts.
+        private var fileOffset: Int64 = 0
 
-        init(segments: [Segment], chunkSize: Int) {
+        init(segments: [Segment], chunkSize: Int, tap: FileReadTap? = nil) {
             self.segments = segments
             self.chunkSize = max(1, chunkSize)
+            self.tap = tap
         }
 
         /// The next piece, or `nil` at the end.
         package mutating func next() throws -> Data? {
             while index < segments.count {
-                switch segments[index] {
+                switch segments[index].content {
                 case .bytes(let data):
                     if offset < data.count {
                         let end = min(offset + chunkSize, data.count)
                         defer { offset = end }
                         return data[(data.startIndex + offset)..<(data.startIndex + end)]
                     }
-                case .file(let url, let length):
+                case .file(let url, let start, let length):
                     if handle == nil, length > 0 {
-                        handle = try FileHandle(forReadingFrom: url)
+                        let opened = try FileHandle(forReadingFrom: url)
+                        handle = opened
+                        if start > 0 { try opened.seek(toOffset: UInt64(start)) }
+                        fileOffset = start
                         remaining = length
                     }
                     if let handle, remaining > 0 {
@@ -105,7 +148,9 @@ public struct StreamedBody: Sendable, Hashable {
                                 NSLocalizedDescriptionKey: "\(url.path) ended \(remaining) bytes early: it changed while it was being sent",
                             ])
                         }
+                        tap?.read(chunk, at: fileOffset)
                         remaining -= Int64(chunk.count)
+                        fileOffset += Int64(chunk.count)
                         return chunk
                     }
                     try handle?.close()
@@ -116,5 +161,22 @@ public struct StreamedBody: Sendable, Hashable {
             }
             return nil
         }
+    }
+}
+
+/// What sees a ``StreamedBody``'s file pieces as they are read (``StreamedBody/fileReadTap``).
+package final class FileReadTap: Sendable {
+    private let body: @Sendable (Data, Int64) -> Void
+
+    package init(_ body: @escaping @Sendable (Data, Int64) -> Void) { self.body = body }
+
+    func read(_ piece: Data, at offset: Int64) { body(piece, offset) }
+}
+
+extension CourierError {
+    /// The failure of a request whose streamed body could not be read (a file that is gone, or
+    /// that changed while it was sent), the same on every transport.
+    package static func unreadableBody(_ error: any Error) -> CourierError {
+        CourierError(.encodingFailed, "The upload body could not be read: \(error.localizedDescription)", underlyingError: error)
     }
 }

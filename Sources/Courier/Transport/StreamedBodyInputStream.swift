@@ -22,8 +22,13 @@ final class StreamedBodyInputStream: InputStream {
     private var status: Stream.Status = .notOpen
     private var failure: (any Error)?
 
-    init(_ body: StreamedBody) {
+    /// Where a failed read is told, for the exchange to report (corelibs reports only that the
+    /// transfer was aborted).
+    private let readFailure: Locked<String?>
+
+    init(_ body: StreamedBody, readFailure: Locked<String?>) {
         reader = body.chunks(size: 64 * 1024).makeIterator()
+        self.readFailure = readFailure
         super.init(data: Data())
     }
 
@@ -84,6 +89,7 @@ final class StreamedBodyInputStream: InputStream {
             pendingOffset = 0
         } catch {
             failure = error
+            readFailure.withLock { $0 = error.localizedDescription }
             status = .error
         }
     }

@@ -39,15 +39,18 @@ final class URLSessionExchange: Sendable {
     let resumeTask: (@Sendable () -> Void)?
     /// A temporary copy of the body the task reads (Apple platforms), removed once it has ended.
     let spooledBody: URL?
+    /// Why the streamed body could not be read, once it could not.
+    let readFailure: Locked<String?>
     private let state = Locked(State())
 
     init(
-        request: TransportRequest, observer: TransferObserver, spooledBody: URL? = nil,
+        request: TransportRequest, observer: TransferObserver, spooledBody: URL? = nil, readFailure: Locked<String?> = Locked(nil),
         cancelTask: @escaping @Sendable () -> Void = {}, pauseTask: (@Sendable () -> Void)? = nil, resumeTask: (@Sendable () -> Void)? = nil
     ) {
         self.request = request
         self.observer = observer
         self.spooledBody = spooledBody
+        self.readFailure = readFailure
         self.cancelTask = cancelTask
         self.pauseTask = pauseTask
         self.resumeTask = resumeTask
@@ -249,6 +252,7 @@ final class URLSessionExchange: Sendable {
 
     /// A failure of the task, classified with what had arrived before it.
     private func classify(_ error: any Error) -> CourierError {
+        if let failure = readFailure.withLock({ $0 }) { return .unreadableBody(CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: failure])) }
         let (headReceived, received, expected) = state.withLock { ($0.response != nil, $0.body?.received ?? 0, $0.body?.expected) }
         return URLSessionTransport.courierError(for: error, request: request, headReceived: headReceived, received: received, expected: expected)
     }

@@ -64,6 +64,7 @@ extension URLSessionTransport: NetworkTransport {
         var urlRequest = urlRequest
         let task: URLSessionTask
         var spooled: URL?
+        let readFailure = Locked<String?>(nil)
         if let stream = request.bodyStream {
             #if canImport(FoundationNetworking)
             if stream.length <= Self.inMemoryStreamLimit {
@@ -71,7 +72,7 @@ extension URLSessionTransport: NetworkTransport {
             } else {
                 // corelibs cannot tell libcurl a stream's length, so libcurl sends it chunked.
                 urlRequest.setValue(nil, forHTTPHeaderField: "Content-Length")
-                urlRequest.httpBodyStream = StreamedBodyInputStream(stream)
+                urlRequest.httpBodyStream = StreamedBodyInputStream(stream, readFailure: readFailure)
                 task = session.dataTask(with: urlRequest)
             }
             #else
@@ -90,10 +91,11 @@ extension URLSessionTransport: NetworkTransport {
         // holding a session's callbacks back would stall every URLSession request. A streamed
         // body is read as fast as it arrives, and what its reader has not caught up with past
         // 1 MiB waits on disk (LiveBody's spilled backlog), not in memory.
-        let exchange = URLSessionExchange(request: request, observer: observer, spooledBody: spooled, cancelTask: Self.cancellation(of: task))
+        let exchange = URLSessionExchange(
+            request: request, observer: observer, spooledBody: spooled, readFailure: readFailure, cancelTask: Self.cancellation(of: task))
         #else
         let exchange = URLSessionExchange(
-            request: request, observer: observer, spooledBody: spooled, cancelTask: Self.cancellation(of: task),
+            request: request, observer: observer, spooledBody: spooled, readFailure: readFailure, cancelTask: Self.cancellation(of: task),
             pauseTask: { task.suspend() }, resumeTask: { task.resume() })
         #endif
         delegate.register(exchange, for: task)
@@ -118,7 +120,7 @@ extension URLSessionTransport: NetworkTransport {
         do {
             return try body.collect()
         } catch {
-            throw CourierError(.encodingFailed, "The upload body could not be read: \(error.localizedDescription)", underlyingError: error)
+            throw CourierError.unreadableBody(error)
         }
     }
     #else

@@ -30,18 +30,21 @@ extension APIClient {
     /// - Every step goes through the pipeline like ``send(_:)``: credentials (refreshed on a `401`),
     ///   hooks, metrics and a span per request; the failure an upload ends with is reported once.
     ///
-    /// A `file` that is not a readable file, a `chunkSize` outside 1 byte ... 256 MiB, a request with a body, an
+    /// A `file` that is not a readable file, a `chunkSize` below 1 byte, a request with a body, an
     /// identifier that is not a safe file name, or one whose upload already runs in this client
-    /// fails with ``CourierError/Kind/invalidRequest`` before anything is sent.
+    /// fails with ``CourierError/Kind/invalidRequest`` before anything is sent. A file that changes
+    /// while it is sent fails with ``CourierError/Kind/invalidRequest`` too, and its upload is
+    /// forgotten.
     ///
-    /// - Parameter chunkSize: the bytes sent per request (`PATCH`), read from the file one piece at
-    ///   a time and held in memory while it is sent.
+    /// - Parameter chunkSize: the most bytes sent per request (`PATCH`), for servers that limit a
+    ///   request's size; `nil` (the default) sends the rest of the file in one request, which only
+    ///   a failure splits. Either way the body is streamed from the file, never held in memory.
     /// - Returns: the server's answer to the request that completed the upload. Its
     ///   ``Response/metrics`` count the whole upload's body bytes the transport wrote in
     ///   ``RequestMetrics/bytesSent``, bytes sent again after a failure included.
     public func upload(
         _ request: Request<Data>, from file: URL, resuming identifier: String, using uploadProtocol: ResumableUploadProtocol = .tus,
-        chunkSize: Int = 4 << 20
+        chunkSize: Int? = nil
     ) async throws(CourierError) -> Response<Data> {
         let scope = userScope
         let claim = "upload:" + scope + "/" + identifier
@@ -84,14 +87,14 @@ extension APIClient {
     var uploadStore: UploadStore { UploadStore(downloads: downloadStore) }
 
     /// Why an upload cannot start, before anything is sent.
-    private static func uploadProblem(_ request: Request<Data>, file: URL, identifier: String, chunkSize: Int) -> CourierError? {
+    private static func uploadProblem(_ request: Request<Data>, file: URL, identifier: String, chunkSize: Int?) -> CourierError? {
         if let problem = DownloadStore.problem(identifier: identifier, destination: file, sha256: nil) {
             return CourierError(.invalidRequest, problem.message.replacingOccurrences(of: "download", with: "upload"))
         }
-        guard (1...ResumableUploadRun.largestChunk).contains(chunkSize) else {
+        if let chunkSize, chunkSize < 1 {
             return CourierError(
                 .invalidRequest,
-                "The upload's chunk size is \(chunkSize) bytes; give between 1 byte and 256 MiB (a piece is held in memory while it is sent). Nothing was sent.")
+                "The upload's chunk size is \(chunkSize) bytes; give at least 1 byte, or nil to send the rest of the file in one request. Nothing was sent.")
         }
         guard case .none = request.body.content else {
             return CourierError(
@@ -120,9 +123,6 @@ extension APIClient {
 /// `PATCH` requests until the server holds the whole file, resumed under the retry policy. tus and
 /// the IETF draft differ only in their headers and the `PATCH`'s content type.
 struct ResumableUploadRun {
-    /// The largest piece sent in one request.
-    static let largestChunk = 256 << 20
-
     let client: APIClient
     /// The protocol spoken: the one asked for, or once discovered, the one the server speaks.
     var uploadProtocol: ResumableUploadProtocol
@@ -134,7 +134,8 @@ struct ResumableUploadRun {
     let file: URL
     let identifier: String
     let scope: String
-    let chunkSize: Int
+    /// The most bytes sent per request.
+    let chunkSize: Int64
     let size: Int64
     let modified: Double
     let store: UploadStore
@@ -142,7 +143,7 @@ struct ResumableUploadRun {
     /// What is kept, once the upload exists on the server.
     var record: UploadStore.Record?
     /// The digest of the part the server confirmed.
-    var digest: SentDigest
+    let digest: UploadDigest
     /// Whether the server's offset must be learnt before the next byte goes out.
     var needsOffset: Bool
     /// Fresh starts after the server forgot the upload.
@@ -150,7 +151,7 @@ struct ResumableUploadRun {
 
     init(
         client: APIClient, request: Request<Data>, file: URL, identifier: String, scope: String, uploadProtocol: ResumableUploadProtocol,
-        chunkSize: Int
+        chunkSize: Int?
     ) throws(CourierError) {
         self.client = client
         self.uploadProtocol = uploadProtocol
@@ -158,7 +159,7 @@ struct ResumableUploadRun {
         self.file = file
         self.identifier = identifier
         self.scope = scope
-        self.chunkSize = chunkSize
+        self.chunkSize = chunkSize.map { Int64($0) } ?? .max
         store = client.uploadStore
         progress = request.uploadProgress.map {
             ProgressRelay(handler: $0, queue: request.callbackQueue ?? client.configuration.callbackQueue)
@@ -170,7 +171,7 @@ struct ResumableUploadRun {
         } catch {
             throw CourierError(.invalidRequest, "The file \(file.path) to upload could not be read: \(error.localizedDescription). Nothing was sent.")
         }
-        digest = SentDigest(file: file)
+        digest = UploadDigest(file: file)
         record = store.record(identifier, scope: scope)
         // A kept upload continues only for the same file, unchanged: same length, same date, and a
         // confirmed part that still reads the same.
@@ -185,7 +186,7 @@ struct ResumableUploadRun {
             if !same {
                 store.discard(identifier, scope: scope)
                 record = nil
-                digest = SentDigest(file: file)
+                digest.reset()
             }
         }
         needsOffset = record != nil
@@ -205,6 +206,8 @@ struct ResumableUploadRun {
                 answer.metrics.bytesSent = sent.total
                 return answer
             } catch {
+                // A file that changed under the upload ends it, whatever failure that caused.
+                try checkUnchanged()
                 needsOffset = record != nil
                 // Every step resumes whatever its method (the offset is learnt first), but not after
                 // the app's bad input or an answer that cannot be trusted.
@@ -248,8 +251,8 @@ struct ResumableUploadRun {
             }
             let start = current.confirmed
             if digest.covered != start { try digest.cover(upTo: start) }
-            let piece = try read(from: start, count: Int(min(Int64(chunkSize), size - start)))
-            current.sending = start + Int64(piece.count)
+            try checkUnchanged()
+            current.sending = start + min(chunkSize, size - start)
             try store.save(current, identifier, scope: scope)
             record = current
             var headers: HTTPHeaders = ["Upload-Offset": String(start)]
@@ -262,7 +265,7 @@ struct ResumableUploadRun {
             }
             let answer: Response<Data>
             do throws(CourierError) {
-                answer = try await step(.patch, current.uploadURL, body: .data(piece, contentType: contentType), headers: headers, from: start)
+                answer = try await step(.patch, current.uploadURL, body: piece(from: start, to: current.sending, contentType: contentType), headers: headers)
             } catch where Self.forgotten(error) {
                 try forget(error)
                 continue
@@ -274,7 +277,7 @@ struct ResumableUploadRun {
                 continue
             }
             let offset = try confirmedOffset(in: answer, sent: current.sending)
-            if offset > start { digest.cover(piece.prefix(Int(offset - start))) }
+            try digest.cover(upTo: offset)
             if offset == size {
                 try confirm(offset, in: &current)
                 return answer
@@ -310,10 +313,12 @@ struct ResumableUploadRun {
         Self.asStep(&creation)
         creation.uploadProgress = nil
         creation.downloadProgress = nil
-        var firstPiece = Data()
+        digest.reset()
+        var firstPiece: Int64 = 0
         if discovery.firstPieceWithCreation, size > 0 {
-            firstPiece = try read(from: 0, count: Int(min(Int64(chunkSize), size)))
-            creation.body = .data(firstPiece, contentType: "application/offset+octet-stream")
+            try checkUnchanged()
+            firstPiece = min(chunkSize, size)
+            creation.streamedBody = piece(from: 0, to: firstPiece, contentType: "application/offset+octet-stream")
             creation.sentBodyObserver = observer(from: 0)
         }
         defer { sent.endRequest() }
@@ -327,21 +332,20 @@ struct ResumableUploadRun {
                 "The server answered the creation of the upload \(identifier) with \(created.statusCode) and no usable Location; it does not speak \(discovery.done ? "tus (its OPTIONS answer has no Tus-Version 1.0.0) nor the IETF draft" : uploadProtocol.description) there.",
                 url: created.url, statusCode: created.statusCode, headers: created.headers)
         }
-        digest = SentDigest(file: file)
         var fresh = UploadStore.Record(
             protocolName: uploadProtocol.name, uploadURL: url.absoluteString, file: file.path, size: size, modified: modified,
-            confirmed: 0, sentSHA256: digest.hex, sending: Int64(firstPiece.count))
+            confirmed: 0, sentSHA256: UploadDigest(file: file).hex, sending: firstPiece)
         try store.save(fresh, identifier, scope: scope)
         record = fresh
         needsOffset = false
-        if !firstPiece.isEmpty {
+        if firstPiece > 0 {
             // The server says how much of the first piece it took; without an offset, it is asked.
             guard created.headers["Upload-Offset"] != nil else {
                 needsOffset = true
                 return created
             }
-            let offset = try confirmedOffset(in: created, sent: Int64(firstPiece.count))
-            digest.cover(firstPiece.prefix(Int(offset)))
+            let offset = try confirmedOffset(in: created, sent: firstPiece)
+            try digest.cover(upTo: offset)
             try confirm(offset, in: &fresh)
         }
         return created
@@ -380,12 +384,22 @@ struct ResumableUploadRun {
         }
     }
 
+    /// The file's bytes from `start` to `end`, streamed as a request's body, hashed as they are read.
+    private func piece(from start: Int64, to end: Int64, contentType: String) -> StreamedBody {
+        var body = StreamedBody(segments: [.file(file, from: start, length: end - start)], contentType: contentType)
+        body.fileReadTap = digest.tap(from: start)
+        return body
+    }
+
     /// One request of the upload, through the pipeline, its failures left to the upload.
     private func step(
-        _ method: HTTPMethod, _ url: String, body: RequestBody = .none, headers: HTTPHeaders = [:], from start: Int64? = nil
+        _ method: HTTPMethod, _ url: String, body: StreamedBody? = nil, headers: HTTPHeaders = [:]
     ) async throws(CourierError) -> Response<Data> {
-        var step = Request<Data>(method, url, body: body, headers: headers)
-        if let start { step.sentBodyObserver = observer(from: start) }
+        var step = Request<Data>(method, url, headers: headers)
+        if let body, let segment = body.segments.first, case .file(_, let start, _) = segment.content {
+            step.streamedBody = body
+            step.sentBodyObserver = observer(from: start)
+        }
         defer { sent.endRequest() }
         for field in uploadProtocol.headers { step.headers[field.name] = field.value }
         Self.asStep(&step)
@@ -450,21 +464,16 @@ struct ResumableUploadRun {
         progress?.report(TransferProgress(completed: offset, total: size))
     }
 
-    /// `count` bytes of the file from `offset`; a file that ends early changed since the upload
-    /// began, which is then forgotten.
-    private mutating func read(from offset: Int64, count: Int) throws(CourierError) -> Data {
-        do {
-            let handle = try FileHandle(forReadingFrom: file)
-            defer { try? handle.close() }
-            try handle.seek(toOffset: UInt64(offset))
-            let piece = try handle.read(upToCount: count) ?? Data()
-            if piece.count == count { return piece }
-        } catch {
-            throw CourierError(.invalidRequest, "The file \(file.path) could not be read: \(error.localizedDescription)", underlyingError: error)
-        }
+    /// Fails, forgetting the upload, when the file is no longer the one whose upload this is
+    /// (another length or modification date): checked before each request that sends its bytes.
+    private mutating func checkUnchanged() throws(CourierError) {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: file.path)
+        let now = ((attributes?[.size] as? NSNumber)?.int64Value, (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970)
+        guard now.0 != size || now.1 != modified else { return }
         store.discard(identifier, scope: scope)
         record = nil
-        throw CourierError(.invalidRequest, "The file \(file.path) became shorter while it was being uploaded; the upload was forgotten. Upload it again.")
+        throw CourierError(
+            .invalidRequest, "The file \(file.path) changed while it was being uploaded as \(identifier); the upload was forgotten. Upload it again.")
     }
 }
 

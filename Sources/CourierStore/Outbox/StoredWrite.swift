@@ -73,7 +73,7 @@ struct StoredWrite: Sendable {
             _ = try await client.send(request)
             return
         }
-        let file = request.streamedBody?.segments.first.flatMap { segment -> URL? in if case .file(let url, _) = segment { url } else { nil } }
+        let file = request.streamedBody?.segments.first?.file
         guard let uploadProtocol = ResumableUploadProtocol.named(name), let file else {
             throw CourierError(.invalidRequest, "The upload \(method) \(url.path) was kept without its file or with a protocol this release does not speak (\(name)).")
         }

@@ -87,7 +87,7 @@ extension APIClient {
 
     /// A multipart body without file segments is sent from memory; one with files is streamed.
     static func inMemoryIfPossible(_ body: StreamedBody) throws -> (EncodedBody?, StreamedBody?) {
-        let hasFiles = body.segments.contains { if case .file = $0 { true } else { false } }
+        let hasFiles = body.segments.contains { $0.file != nil }
         if hasFiles { return (nil, body) }
         return (EncodedBody(data: try body.collect(), contentType: body.contentType), nil)
     }
