@@ -144,21 +144,18 @@ struct UploadResumeTests {
     }
 
     /// A file that changed between two calls (same length, other bytes and date) is a new upload.
-    @Test func aChangedFileStartsANewUpload() async throws {
-        let directory = try TemporaryDirectory.created()
-        defer { directory.remove() }
-        let server = try await ToolServer.start(python: "upload-servers.py", in: .uploads)
-        defer { Task { await server.stop() } }
-        let client = Self.client(server, URLSessionTransport(), keepingIn: directory.url)
-        let file = try Self.file(3 << 20, in: directory.url)
-        let kept = try await Self.uploadPart(client, Request(.post, "files/"), file: file, identifier: "changed", chunkSize: 1 << 20, until: 1 << 20)
-        _ = try Self.file(3 << 20, in: directory.url, seed: 99)
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: file.path)
-        let answer = try await client.upload(Request(.post, "files/"), from: file, resuming: "changed", chunkSize: 1 << 20)
-        let uploaded = answer.url
-        #expect(uploaded != kept.uploadURL)
-        #expect(try await Self.stored(client, at: uploaded).sha256 == (try Self.sha256(file)))
-        await server.stop()
+    @Test(arguments: TransportKind.allCases)
+    func aChangedFileStartsANewUpload(kind: TransportKind) async throws {
+        try await Self.withTus(kind) { client, directory in
+            let file = try Self.file(3 << 20, in: directory)
+            let kept = try await Self.uploadPart(client, Request(.post, "files/"), file: file, identifier: "changed", chunkSize: 1 << 20, until: 1 << 20)
+            _ = try Self.file(3 << 20, in: directory, seed: 99)
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: file.path)
+            let answer = try await client.upload(Request(.post, "files/"), from: file, resuming: "changed", chunkSize: 1 << 20)
+            let uploaded = answer.url
+            #expect(uploaded != kept.uploadURL)
+            #expect(try await Self.stored(client, at: uploaded).sha256 == (try Self.sha256(file)))
+        }
     }
 
     /// An upload the server forgot (expired) starts over once, and completes.
