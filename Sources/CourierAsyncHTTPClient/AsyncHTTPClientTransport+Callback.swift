@@ -34,7 +34,7 @@ extension AsyncHTTPClientTransport: NetworkTransport {
             headers.add(name: "Accept-Encoding", value: "gzip, deflate")
         }
         let wire: HTTPClient.Request
-        let unwanted = UnwantedBody()
+        let unwanted = request.bodyLength > 0 ? UnwantedBody() : nil
         do {
             wire = try HTTPClient.Request(
                 url: request.url, method: .init(rawValue: request.method.rawValue), headers: headers,
@@ -56,7 +56,7 @@ extension AsyncHTTPClientTransport: NetworkTransport {
     /// The request body as async-http-client takes it: bytes in memory as they are, or, when the
     /// body is streamed or upload progress is observed, pieces of ``uploadChunkSize`` read one at a
     /// time (off the event loop) as the connection takes them.
-    private func requestBody(_ request: TransportRequest, observer: TransferObserver, unwanted: UnwantedBody) -> HTTPClient.Body? {
+    private func requestBody(_ request: TransportRequest, observer: TransferObserver, unwanted: UnwantedBody?) -> HTTPClient.Body? {
         let streamed: StreamedBody
         if let stream = request.bodyStream {
             streamed = stream
@@ -93,7 +93,7 @@ private final class UploadPump: Sendable {
 
     /// Writes every piece; the future fails with the first read or write failure, and succeeds
     /// early when the answer says the rest is `unwanted`.
-    func run(on loop: any EventLoop, unwanted: UnwantedBody) -> EventLoopFuture<Void> {
+    func run(on loop: any EventLoop, unwanted: UnwantedBody?) -> EventLoopFuture<Void> {
         progress?(TransferProgress(completed: 0, total: total))
         let done = loop.makePromise(of: Void.self)
         let settled = Locked(false)
@@ -105,8 +105,8 @@ private final class UploadPump: Sendable {
             guard first else { return }
             done.completeWith(result)
         }
-        unwanted.onEnd { settle(.success(())) }
-        done.futureResult.whenComplete { _ in unwanted.onEnd {} }
+        unwanted?.onEnd { settle(.success(())) }
+        done.futureResult.whenComplete { _ in unwanted?.onEnd(nil) }
         write(read(on: loop), queued: 0, on: loop).whenComplete(settle)
         return done.futureResult
     }
@@ -149,8 +149,8 @@ private final class UploadPump: Sendable {
 final class UnwantedBody: Sendable {
     private let state = Locked<(ending: (@Sendable () -> Void)?, ended: Bool)>((nil, false))
 
-    /// What ends the body.
-    func onEnd(_ body: @escaping @Sendable () -> Void) { state.withLock { $0.ending = body } }
+    /// What ends the body; `nil` once the body has ended by itself.
+    func onEnd(_ body: (@Sendable () -> Void)?) { state.withLock { $0.ending = body } }
 
     /// Ends the body, if it is still going out.
     func end() {

@@ -45,7 +45,8 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
     /// Sends the request again, in place of failing, when its connection closes before any of the
     /// answer came; `nil` when it may not be sent again.
     private let resend: (@Sendable () -> Void)?
-    /// Ends a request body still going out once an answer of 300 or more has come whole.
+    /// Ends a request body still going out once an answer of 300 or more has come whole; `nil`
+    /// for a request without a body.
     private let unwantedBody: UnwantedBody?
     private let state: Locked<State>
 
@@ -187,21 +188,23 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
 
     func didReceiveBodyPart(task: HTTPClient.Task<TransportResponse>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         let now = NIODeadline.now()
-        let outcome = state.withLock { state -> Result<(TransferProgress?, LiveBody?), CourierError> in
+        let watchesAnswer = unwantedBody != nil
+        let outcome = state.withLock { state -> Result<(TransferProgress?, LiveBody?, Bool), CourierError> in
             state.lastActivity = now
             do throws(CourierError) {
                 let progress = try buffer.withUnsafeReadableBytes { bytes throws(CourierError) in try state.body?.append(bytes) }
-                return .success((progress, state.live))
+                // A whole answer of 300 or more to a request whose body may still be going out.
+                let answered = watchesAnswer && (state.response?.statusCode ?? 0) >= 300
+                    && state.body.map { $0.received == $0.expected } == true
+                return .success((progress, state.live, answered))
             } catch {
                 return .failure(error)
             }
         }
         switch outcome {
-        case .success(let (progress, live)):
+        case .success(let (progress, live, answered)):
             if let progress { observer.download?(progress) }
-            if state.withLock({ ($0.response?.statusCode ?? 0) >= 300 && $0.body.map { $0.received == $0.expected } == true }) {
-                endUnwantedBody(task)
-            }
+            if answered { endUnwantedBody(task) }
             guard let live else { return task.eventLoop.makeSucceededVoidFuture() }
             let promise = task.eventLoop.makePromise(of: Void.self)
             let resume: @Sendable () -> Void = { [self] in
@@ -230,7 +233,7 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
     /// the answer's end first (see ``UnwantedBody``). An answer of unknown length leaves the body
     /// to the idle timeout.
     private func endUnwantedBody(_ task: HTTPClient.Task<TransportResponse>) {
-        guard let unwantedBody, request.bodyLength > 0 else { return }
+        guard let unwantedBody else { return }
         task.eventLoop.execute { unwantedBody.end() }
     }
 

@@ -89,7 +89,7 @@ struct RawFileChunks: AsyncSequence, Sendable {
 
 /// `courier-bench upload` (`upload.resume…` lines): a 256 MiB file sent as a resumable upload
 /// (tus, the rest of the file per request, the default) to the sample server, which cuts the upload's body every
-/// 16 MiB it receives (half way through a piece), resumed under a retry policy, against the same file streamed whole to
+/// 16 MiB it receives (at 14 MiB, 30 MiB, …), resumed under a retry policy, against the same file streamed whole to
 /// `/uploads/raw` without a cut, on each transport; the body bytes Courier's transport wrote
 /// against the file's size; Courier's peak memory growth.
 struct ResumableUploadBenchmark {
@@ -112,7 +112,7 @@ struct ResumableUploadBenchmark {
             configuration.errorPresenter = nil
             configuration.resumableDownloadsDirectory = directory.appendingPathComponent("kept-\(kind)")
             configuration.defaultHeaders["Test-Drop-Every"] = String(dropEvery)
-            // The cuts fall half way through a piece (at 14 MiB, 30 MiB, …), not on a piece's end.
+            // The cuts fall at 14 MiB, 30 MiB, …: 2 MiB before each multiple of 16 MiB.
             configuration.defaultHeaders["Test-Drop-Offset"] = String(2 << 20)
             configuration.retryPolicy = RetryPolicy(
                 maximumAttempts: 1_000, baseDelay: .milliseconds(1), maximumDelay: .milliseconds(1), budget: .seconds(3_600))

@@ -62,10 +62,12 @@ public struct StreamedBody: Sendable, Hashable {
         segments.reduce(0) { total, segment in total + segment.length }
     }
 
+    /// Whether two bodies send the same segments with the same `Content-Type`.
     public static func == (lhs: StreamedBody, rhs: StreamedBody) -> Bool {
         lhs.segments == rhs.segments && lhs.contentType == rhs.contentType && lhs.fileReadTap === rhs.fileReadTap
     }
 
+    /// Hashes the segments and the `Content-Type`.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(segments)
         hasher.combine(contentType)

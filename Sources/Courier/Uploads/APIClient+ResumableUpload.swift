@@ -164,13 +164,10 @@ struct ResumableUploadRun {
         progress = request.uploadProgress.map {
             ProgressRelay(handler: $0, queue: request.callbackQueue ?? client.configuration.callbackQueue)
         }
-        do {
-            let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
-            size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
-            modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-        } catch {
-            throw CourierError(.invalidRequest, "The file \(file.path) to upload could not be read: \(error.localizedDescription). Nothing was sent.")
+        guard let identity = Self.identity(of: file) else {
+            throw CourierError(.invalidRequest, "The file \(file.path) to upload could not be read. Nothing was sent.")
         }
+        (size, modified) = identity
         digest = UploadDigest(file: file)
         record = store.record(identifier, scope: scope)
         // A kept upload continues only for the same file, unchanged: same length, same date, and a
@@ -334,7 +331,7 @@ struct ResumableUploadRun {
         }
         var fresh = UploadStore.Record(
             protocolName: uploadProtocol.name, uploadURL: url.absoluteString, file: file.path, size: size, modified: modified,
-            confirmed: 0, sentSHA256: UploadDigest(file: file).hex, sending: firstPiece)
+            confirmed: 0, sentSHA256: digest.hex, sending: firstPiece)
         try store.save(fresh, identifier, scope: scope)
         record = fresh
         needsOffset = false
@@ -464,12 +461,16 @@ struct ResumableUploadRun {
         progress?.report(TransferProgress(completed: offset, total: size))
     }
 
+    /// The file's length and modification date (seconds since 1970), or `nil` when it cannot be read.
+    private static func identity(of file: URL) -> (size: Int64, modified: Double)? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: file.path) else { return nil }
+        return ((attributes[.size] as? NSNumber)?.int64Value ?? 0, (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)
+    }
+
     /// Fails, forgetting the upload, when the file is no longer the one whose upload this is
     /// (another length or modification date): checked before each request that sends its bytes.
     private mutating func checkUnchanged() throws(CourierError) {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: file.path)
-        let now = ((attributes?[.size] as? NSNumber)?.int64Value, (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970)
-        guard now.0 != size || now.1 != modified else { return }
+        if let now = Self.identity(of: file), now == (size, modified) { return }
         store.discard(identifier, scope: scope)
         record = nil
         throw CourierError(
