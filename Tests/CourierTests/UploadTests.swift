@@ -100,6 +100,41 @@ import Testing
         }
     }
 
+    /// A file range with a negative offset or length, in the request a hook returns, is refused
+    /// with a clear error before anything is sent, on each transport.
+    @Test(arguments: TransportKind.allCases)
+    func aNegativeFileRangeIsRefusedWhenRead(kind: TransportKind) async throws {
+        struct Ranged: APIClientDelegate {
+            let segment: StreamedBody.Segment
+            func client(_ client: APIClient, willSend request: TransportRequest) async throws -> TransportRequest {
+                var request = request
+                request.body = nil
+                request.bodyStream = StreamedBody(segments: [.bytes(Data("head".utf8)), segment], contentType: "application/octet-stream")
+                return request
+            }
+        }
+        let (url, _, directory) = try Self.file(size: 10_000)
+        defer { directory.remove() }
+        try await withServer { server in
+            try await kind.with { transport in
+                for segment in [StreamedBody.Segment.file(url, from: -1, length: 10), .file(url, from: 0, length: -10)] {
+                    let client = server.client(transport) {
+                        $0.errorPresenter = nil
+                        $0.delegate = Ranged(segment: segment)
+                    }
+                    let error = try await #require(throws: CourierError.self) {
+                        try await client.send(Request<Data>(.post, "uploads/raw", body: .data(Data("x".utf8), contentType: "text/plain")))
+                    }
+                    #expect(error.kind == .invalidRequest, "\(error)")
+                    #expect(error.message.contains("neither may be negative"), "\(error.message)")
+                    #expect(server.requestCount("/uploads/raw") == 0)
+                    // Read directly (an app's own transport), the range fails rather than reading wrong bytes.
+                    #expect(throws: (any Error).self) { try StreamedBody(segments: [segment], contentType: "").collect() }
+                }
+            }
+        }
+    }
+
     @Test func multipartOnlyWhenAValueIsBinary() throws {
         let client = APIClient(baseURL: URL(string: "http://127.0.0.1:1")!)
         let plain = try client.transportRequest(for: Request<JSONValue>(.post, "x", body: ["a": 1, "b": ["c": "d"]]))

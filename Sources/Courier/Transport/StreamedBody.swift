@@ -22,7 +22,8 @@ public struct StreamedBody: Sendable, Hashable {
         /// `length` bytes of a file, from its start.
         public static func file(_ url: URL, length: Int64) -> Segment { Segment(content: .file(url, offset: 0, length: length)) }
 
-        /// `length` bytes of a file, from byte `offset`.
+        /// `length` bytes of a file, from byte `offset`. A negative offset or length is refused
+        /// before the request is sent (``CourierError/Kind/invalidRequest``), and fails a reading.
         public static func file(_ url: URL, from offset: Int64, length: Int64) -> Segment {
             Segment(content: .file(url, offset: offset, length: length))
         }
@@ -31,7 +32,7 @@ public struct StreamedBody: Sendable, Hashable {
         public var length: Int64 {
             switch content {
             case .bytes(let data): Int64(data.count)
-            case .file(_, _, let length): length
+            case .file(_, _, let length): max(0, length)  // a negative one fails when read
             }
         }
 
@@ -135,6 +136,12 @@ public struct StreamedBody: Sendable, Hashable {
                         return data[(data.startIndex + offset)..<(data.startIndex + end)]
                     }
                 case .file(let url, let start, let length):
+                    guard start >= 0, length >= 0 else {
+                        throw CocoaError(.fileReadUnknown, userInfo: [
+                            NSFilePathErrorKey: url.path,
+                            NSLocalizedDescriptionKey: "the body's range of \(url.path) starts at \(start) and is \(length) bytes long; neither may be negative",
+                        ])
+                    }
                     if handle == nil, length > 0 {
                         let opened = try FileHandle(forReadingFrom: url)
                         handle = opened

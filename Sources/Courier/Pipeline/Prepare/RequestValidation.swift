@@ -58,9 +58,13 @@ enum RequestValidation {
         }
     }
 
-    /// A wire request as a hook returned it: method, headers, timeout, size.
+    /// A wire request as a hook returned it: method, headers, timeout, size, file ranges.
     static func check(_ wire: TransportRequest, _ setting: String) throws(CourierError) {
         try checkMethod(wire.method)
+        for segment in wire.bodyStream?.segments ?? [] {
+            guard case .file(let url, let start, let length) = segment.content, start < 0 || length < 0 else { continue }
+            throw invalid("\(setting) has a body whose range of \(url.path) starts at \(start) and is \(length) bytes long; neither may be negative")
+        }
         try checkHeaders(wire.headers, setting)
         try checkTimeout(wire.timeout, setting + "'s timeout")
         try checkSize(wire.maximumResponseSize, setting + "'s maximumResponseSize")
