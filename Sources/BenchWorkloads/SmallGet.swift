@@ -40,7 +40,7 @@ package enum SmallGet {
     /// `metrics` (a counting backend), `tracing` (``AcceptingTracer``: Courier's own part),
     /// `tracing-recording` (``RecordingTracer``), `tracing-inmemory` (swift-distributed-tracing's
     /// `InMemoryTracer`, whose own cost dwarfs Courier's), `cache` (a lookup that
-    /// misses; requests are not stored), `retry` (a policy set, never needed), `record` (every GET recorded into a
+    /// misses; requests are not stored), `cookies` (the client's jar, empty: the server sets none), `retry` (a policy set, never needed), `record` (every GET recorded into a
     /// cassette in the temporary directory, through `RecordingTransport`).
     package static func client(_ baseURL: URL, _ transport: any HTTPTransport, feature: String? = nil) throws -> APIClient {
         var configuration = ClientConfiguration(baseURL: baseURL)
@@ -49,8 +49,10 @@ package enum SmallGet {
         if let feature {
             configuration.deduplicatesRequests = false
             configuration.cache = nil
+            configuration.cookies = .none
             switch feature {
             case "off": break
+            case "cookies": configuration.cookies = .perClient
             case "sharing": configuration.deduplicatesRequests = true
             case "metrics": configuration.metricsFactory = CountingMetrics()
             case "tracing": configuration.tracer = AcceptingTracer()

@@ -28,6 +28,8 @@ import NIOCore
 ///   connection after K bytes of each body; `pace_ms=P` sends 16 KiB pieces P milliseconds apart
 ///   (a slow link); `ignore_range=true` always sends the whole file; `wrong_range=true` answers a
 ///   range one byte later than asked. Bytes sent per count: the tally's `ranged/<count>/bytes`.
+/// - `GET /cookies`: answers `{"cookie": …}`, the request's `Cookie` field (`""` when none), with
+///   each line of `set` in the query as a `Set-Cookie` field of its own; with `to=URL`, a `302` to that URL.
 struct TestRoutes {
     let counter: RequestCounter
     let ledger: Tally
@@ -45,6 +47,7 @@ struct TestRoutes {
         router.post("hold/{key}", use: hold)
         router.get("cached/{name}", use: cached)
         router.get("ranged/{count}", use: ranged)
+        router.get("cookies", use: cookies)
         if let purge = HTTPRequest.Method("PURGE") {
             router.on("cached/{name}", method: purge) { _, _ in Response(status: .noContent) }
         }
@@ -52,6 +55,17 @@ struct TestRoutes {
             gate.release(try context.parameters.require("key"))
             return Response(status: .noContent)
         }
+    }
+
+    @Sendable func cookies(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let query = request.uri.queryParameters
+        var response = try jsonResponse(["cookie": request.headers[values: .cookie].joined(separator: "; ")])
+        for line in (query.get("set") ?? "").split(separator: "\n") { response.headers.append(HTTPField(name: .setCookie, value: String(line))) }
+        if let target = query.get("to") {
+            response.status = .found
+            response.headers[.location] = String(target)
+        }
+        return response
     }
 
     @Sendable func cached(_ request: Request, context: BasicRequestContext) async throws -> Response {

@@ -101,7 +101,7 @@ struct HotPathBenchmark {
                 }
             }
             // Each optional feature on, alone, against every one off.
-            let features = ["sharing", "metrics", "tracing", "tracing-recording", "tracing-inmemory", "cache", "retry"].filter { options.selects("overhead.instructions.feature.\($0).\(transport)") }
+            let features = ["sharing", "metrics", "tracing", "tracing-recording", "tracing-inmemory", "cache", "cookies", "retry"].filter { options.selects("overhead.instructions.feature.\($0).\(transport)") }
             guard !features.isEmpty else { continue }
             let off = try await perRequest("courier", transport, feature: "off")
             for feature in features {

@@ -15,7 +15,7 @@ import Glibc
 //
 //   courier-probe --url BASE --side courier|raw|raw-delegate|cache-hit|cache-disk-hit --transport ahc|urlsession
 //                 [--path sample] [--count N] [--warmup N] [--concurrency C] [--allocations]
-//                 [--feature off|sharing|metrics|tracing|tracing-recording|tracing-inmemory|cache|retry|record]
+//                 [--feature off|sharing|metrics|tracing|tracing-recording|tracing-inmemory|cache|cookies|retry|record]
 //
 // It sends `warmup` GETs, then `count` more while counting, and prints one line (`cache-hit`: a GET
 // answered from a memory cache, `.cacheOnly`, the whole `send`, the first one storing it;

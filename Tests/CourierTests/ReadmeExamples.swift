@@ -440,3 +440,13 @@ enum ReadmeFeed {
         return lines
     }
 }
+
+func cookieSessions(baseURL: URL, keptIn file: URL) async throws {
+    var configuration = ClientConfiguration(baseURL: baseURL)
+    configuration.cookies = .jar(CookieJar(file: file))             // kept across launches (0600)
+    let client = APIClient(configuration: configuration)
+    _ = try await client.send(Request<JSONValue>(.post, "login", body: ["user": "ana"]))
+    let csrf = client.cookieJar?.cookies.first { $0.name == "csrftoken" }?.value
+    print(csrf ?? "no CSRF cookie")                                  // values are yours to read
+    try client.logout()                                              // the jar and its file are emptied
+}

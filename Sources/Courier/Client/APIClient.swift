@@ -39,6 +39,9 @@ public final class APIClient: Sendable {
     /// The fields never logged, and of which a stored `Vary` selection keeps only a digest: the
     /// credential fields, the redirect policy's sensitive headers and the authentication headers.
     let secretHeaders: [String]
+    /// The cookies the client keeps and sends (``ClientConfiguration/cookies``); `nil` with
+    /// ``CookiePolicy/none``.
+    public let cookieJar: CookieJar?
     /// The resumable downloads running now, by user scope and identifier.
     let activeDownloads = Locked<Set<String>>([])
     /// The background revalidations of stale cached responses running now, by cache key.
@@ -53,6 +56,7 @@ public final class APIClient: Sendable {
         self.transport = transport
         callbackTransport = transport as? any CallbackTransport ?? SendingTransportAdapter(base: transport)
         redirectRules = RedirectRules(configuration)
+        cookieJar = configuration.cookies.makeJar()
         logsRequests = configuration.logger.logLevel <= .debug
         urlPrefix = URLBuilder.Prefix(baseURL: configuration.baseURL, apiPath: configuration.apiPath)
         observability = Observability(configuration: configuration)

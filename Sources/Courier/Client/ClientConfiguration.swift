@@ -116,6 +116,9 @@ public struct ClientConfiguration: Sendable {
     public var errorPresenter: ErrorPresenter? = ClientConfiguration.defaultErrorPresenter
     /// How redirects are followed.
     public var redirects = RedirectPolicy()
+    /// The cookies requests carry: by default a jar of the client's own, in memory (see
+    /// ``CookieJar``), the same on every transport and emptied by ``APIClient/logout()``.
+    public var cookies = CookiePolicy.perClient
     /// Where Courier logs a line per request and response at debug level.
     public var logger = Logger(label: "Courier")
     /// When failed requests are sent again; ``RetryPolicy/none`` (the default) sends each once.

@@ -75,6 +75,18 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         fields.contains { $0.name.caseInsensitiveEquals(name) }
     }
 
+    /// ``contains(_:)`` for the response path, where most answers lack the field: the fields are
+    /// read in place (no copy of each), and a name of another length costs one comparison.
+    package func containsField(named name: String) -> Bool {
+        let length = name.utf8.count
+        return fields.withUnsafeBufferPointer { buffer in
+            for index in buffer.indices where buffer[index].name.utf8.count == length && buffer[index].name.caseInsensitiveEquals(name) {
+                return true
+            }
+            return false
+        }
+    }
+
     /// Appends a field, keeping existing fields of the same name.
     public mutating func add(name: String, value: String) {
         fields.append(Field(name: name, value: value))

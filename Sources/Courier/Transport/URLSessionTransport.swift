@@ -30,7 +30,8 @@ public final class URLSessionTransport: HTTPTransport {
     /// Creates a transport with its own session built from `configuration`, whose TLS connections
     /// follow `trust`.
     /// - Parameters:
-    ///   - configuration: the session's settings; its `urlCache` is removed, as Courier caches itself.
+    ///   - configuration: the session's settings; its `urlCache` is removed, as Courier caches itself,
+    ///     and its cookie storage, as each client keeps its cookies in its ``CookieJar``.
     ///   - trust: the roots, pins, client identity and minimum TLS version; the system's by default.
     ///   - challengeHandler: answers authentication challenges; `nil` for the default
     ///     described at ``ChallengeHandler``.
@@ -49,6 +50,11 @@ public final class URLSessionTransport: HTTPTransport {
         let configuration = configuration.copy() as? URLSessionConfiguration ?? .default
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        // Cookies are the client's (its CookieJar), as on every transport: never the process's
+        // shared HTTPCookieStorage, which every client and every user would share.
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.httpCookieStorage = nil
         #if canImport(FoundationNetworking)
         configurationProblem = trust.isSystem
             ? nil

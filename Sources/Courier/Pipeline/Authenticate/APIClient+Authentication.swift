@@ -6,9 +6,12 @@ extension APIClient {
     /// Whether credentials are stored.
     public var isSignedIn: Bool { credentials != nil }
 
-    /// Forgets the captured credentials, in memory and in the credential store, and removes the
-    /// user's cached responses and kept partial downloads: later requests go out without them.
-    /// - Throws: ``CourierError/Kind/transport`` when the store cannot delete them.
+    /// Forgets the captured credentials, in memory and in the credential store, empties the
+    /// client's ``cookieJar`` (and its file), and removes the user's cached responses and kept
+    /// partial downloads: later requests go out without them. When the jar held cookies, the
+    /// responses cached outside any signed-in user's scope go too: they may have been answered for
+    /// the cookies' session.
+    /// - Throws: ``CourierError/Kind/transport`` when the store (or the jar's file) cannot delete them.
     ///
     /// Handlers added with ``addLogoutHandler(_:)`` run first, with the user's scope; when one
     /// fails, the rest still run, the credentials are still forgotten, and the first failure is
@@ -23,8 +26,17 @@ extension APIClient {
                 firstFailure = firstFailure ?? error
             }
         }
-        if authentication != nil, let cache = configuration.cache, !cache.isShared, scope != CacheKey.publicScope {
-            cache.removeAll(scope: scope)
+        // Responses to requests that carried the user's cookies are kept in the public scope (a
+        // cookie names no user Courier knows): they go with the cookies.
+        let hadCookies = cookieJar.map { !$0.cookies.isEmpty } ?? false
+        do {
+            try cookieJar?.removeAll()
+        } catch {
+            firstFailure = firstFailure ?? error
+        }
+        if let cache = configuration.cache, !cache.isShared {
+            if authentication != nil, scope != CacheKey.publicScope { cache.removeAll(scope: scope) }
+            if hadCookies { cache.removeAll(scope: CacheKey.publicScope) }
         }
         if authentication != nil, scope != CacheKey.publicScope {
             downloadStore.removeAll(scope: scope)

@@ -17,14 +17,18 @@ extension APIClient {
             let response: TransportResponse
             // The key is the request without its trace context, which differs for every span.
             if let upgrade = record.upgrade {
-                response = try await upgrade.open(traced)
+                response = try await upgrade.open(RedirectingExchange.withCookies(traced, from: cookieJar))
+                cookieJar?.store(from: response.headers, for: traced.url)
             } else if sharesExchanges(settings), !RefreshCoordinator.isRefreshing, let key = ExchangeKey(wire) {
                 (response, joined) = try await inFlight.send(key, observer: observer) { fanOut in
-                    RedirectingExchange(transport: callbackTransport, rules: redirectRules, request: traced, observer: fanOut, traceHeaders: traceHeaders)
+                    RedirectingExchange(
+                        transport: callbackTransport, rules: redirectRules, cookies: cookieJar, request: traced, observer: fanOut,
+                        traceHeaders: traceHeaders)
                 }
             } else {
                 let exchange = RedirectingExchange(
-                    transport: callbackTransport, rules: redirectRules, request: traced, observer: observer, traceHeaders: traceHeaders)
+                    transport: callbackTransport, rules: redirectRules, cookies: cookieJar, request: traced, observer: observer,
+                    traceHeaders: traceHeaders)
                 response = try await withTaskCancellationHandler {
                     try await withCheckedThrowingContinuation { continuation in
                         exchange.start { continuation.resume(with: $0) }
@@ -217,6 +221,8 @@ final class SharedExchange: Sendable {
 /// One exchange on the client's ``CallbackTransport``: the request and the redirects that follow
 /// it under the client's ``RedirectRules``, each hop started from the previous one's completion.
 /// The one redirect loop of the client, whatever the transport and whether the exchange is shared.
+/// Each hop carries the cookies of the client's jar for its own URL, and each answer's
+/// `Set-Cookie` fields go into the jar before the next hop starts.
 final class RedirectingExchange: StoppableWork {
     typealias Completion = @Sendable (Result<TransportResponse, any Error>) -> Void
 
@@ -232,17 +238,19 @@ final class RedirectingExchange: StoppableWork {
 
     private let transport: any CallbackTransport
     private let rules: RedirectRules
+    private let cookies: CookieJar?
     private let original: TransportRequest
     private let observer: TransferObserver
     private let traceHeaders: [String]
     private let state = Locked(State())
 
     init(
-        transport: any CallbackTransport, rules: RedirectRules, request: TransportRequest, observer: TransferObserver,
-        traceHeaders: [String]
+        transport: any CallbackTransport, rules: RedirectRules, cookies: CookieJar?, request: TransportRequest,
+        observer: TransferObserver, traceHeaders: [String]
     ) {
         self.transport = transport
         self.rules = rules
+        self.cookies = cookies
         original = request
         self.observer = observer
         self.traceHeaders = traceHeaders
@@ -278,12 +286,26 @@ final class RedirectingExchange: StoppableWork {
         completion?(result)
     }
 
+    /// `request` with the cookies `jar` holds for its URL, after any `Cookie` field of its own.
+    static func withCookies(_ request: TransportRequest, from jar: CookieJar?) -> TransportRequest {
+        guard let jar, let cookies = jar.header(for: request.url) else { return request }
+        var request = request
+        if let own = request.headers["Cookie"], !own.isEmpty {
+            request.headers.remove("Cookie")
+            request.headers.add(name: "Cookie", value: own + "; " + cookies)
+        } else {
+            request.headers.add(name: "Cookie", value: cookies)
+        }
+        return request
+    }
+
     private func send(_ request: TransportRequest, hop: Int) {
-        let cancellation = transport.start(request, observer: observer) { [self] result in
+        let cancellation = transport.start(Self.withCookies(request, from: cookies), observer: observer) { [self] result in
             switch result {
             case .failure:
                 finish(result)
             case .success(let response):
+                cookies?.store(from: response.headers, for: request.url)
                 do {
                     guard let next = try rules.next(after: response, to: request, from: original, hops: hop, traceHeaders: traceHeaders) else {
                         return finish(result)

@@ -1,0 +1,188 @@
+import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import ImageStoreServer
+import ImageStoreTesting
+import Testing
+
+/// The client's cookie jar: the same on both transports, sent only where RFC 6265bis sends a
+/// cookie, never shared between clients or users, emptied by logout. The sample server's
+/// `GET /cookies` sets the `set` lines of its query and answers the `Cookie` field it got.
+@Suite struct CookieTests {
+    struct Echo: Decodable { var cookie: String }
+
+    /// What the server received, after setting `set` (and redirecting to `to`).
+    static func exchange(_ client: APIClient, set: [String] = [], to: String? = nil) async throws -> String {
+        var query: Parameters = [:]
+        if !set.isEmpty { query["set"] = .string(set.joined(separator: "\n")) }
+        if let to { query["to"] = .string(to) }
+        return try await client.send(Request<Echo>(.get, "cookies", query: query)).value.cookie
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func cookiesGoBackToTheirServerAndLogoutForgetsThem(kind: TransportKind) async throws {
+        try await withServer { server in
+            try await kind.with { transport in
+                let client = server.client(transport)
+                #expect(try await Self.exchange(client, set: ["session=abc; Path=/; HttpOnly", "theme=dark; Max-Age=3600"]) == "")
+                #expect(try await Self.exchange(client) == "session=abc; theme=dark")
+                // A second client (another user's) has a jar of its own.
+                #expect(try await Self.exchange(server.client(transport)) == "")
+                // Max-Age=0 removes a cookie; a later value replaces an earlier one.
+                _ = try await Self.exchange(client, set: ["theme=; Max-Age=0", "session=def"])
+                #expect(try await Self.exchange(client) == "session=def")
+                #expect(client.cookieJar?.cookies.map(\.name) == ["session"])
+                try client.logout()
+                #expect(try await Self.exchange(client) == "")
+                #expect(client.cookieJar?.cookies.isEmpty == true)
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aRedirectCarriesCookiesOnlyToTheHostTheyWereSetFor(kind: TransportKind) async throws {
+        try await withServer { server in
+            try await kind.with { transport in
+                let client = server.client(transport)
+                // Set on the way through a redirect, then sent to the same host's next hop.
+                #expect(try await Self.exchange(client, set: ["hop=1"], to: "/cookies") == "hop=1")
+                // The same server under another host name: nothing of 127.0.0.1's goes there, and
+                // what it sets stays with it.
+                var other = URLComponents(url: server.baseURL, resolvingAgainstBaseURL: false)
+                other?.host = "localhost"
+                let otherURL = try #require(other?.url).appendingPathComponent("cookies").absoluteString
+                let target = otherURL + "?set=there%3D2"  // one line
+                #expect(try await Self.exchange(client, to: target) == "")
+                #expect(try await Self.exchange(client) == "hop=1")
+                #expect(try await client.send(Request<Echo>(.get, otherURL)).value.cookie == "there=2")
+                // A Cookie field of the request's own does not follow it to another host.
+                var request = Request<Echo>(.get, "cookies", query: ["to": .string(otherURL)])
+                request.headers.add(name: "Cookie", value: "own=1")
+                #expect(try await client.send(request).value.cookie == "there=2")
+                #expect(try await client.send(Request<Echo>(.get, "cookies", headers: ["Cookie": "own=1"])).value.cookie == "own=1; hop=1")
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func secureAndPrefixedCookiesAreRefusedOverHTTP(kind: TransportKind) async throws {
+        try await withServer { server in
+            try await kind.with { transport in
+                let client = server.client(transport)
+                _ = try await Self.exchange(client, set: [
+                    "secure=1; Secure", "__Secure-a=1", "__Host-b=1; Path=/", "lax=1; SameSite=None", "plain=1; SameSite=Lax",
+                    "tld=1; Domain=com", "wide=1; Domain=127.0.0.1", "other=1; Domain=example.org",
+                ])
+                // A Domain equal to an IP address host makes a host-only cookie of it.
+                #expect(try await Self.exchange(client) == "plain=1; wide=1")
+                #expect(client.cookieJar?.cookies.first { $0.name == "plain" }?.sameSite == "Lax")
+                #expect(client.cookieJar?.cookies.first { $0.name == "wide" }?.isHostOnly == false)
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func cookiesCanBeTurnedOffAndNeverReachTheProcessWideStorage(kind: TransportKind) async throws {
+        try await withServer { server in
+            try await kind.with { transport in
+                let off = server.client(transport) { $0.cookies = .none }
+                #expect(off.cookieJar == nil)
+                _ = try await Self.exchange(off, set: ["a=1"])
+                #expect(try await Self.exchange(off) == "")
+                let on = server.client(transport)
+                _ = try await Self.exchange(on, set: ["shared=no; Max-Age=60"])
+                #if canImport(FoundationNetworking)
+                #expect(HTTPCookieStorage.shared.cookies(for: server.baseURL)?.isEmpty ?? true)
+                #endif
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func persistentCookiesSurviveARelaunchAndLogoutErasesTheFile(kind: TransportKind) async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cookies-\(UUID().uuidString)/jar.json")
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        try await withServer { server in
+            try await kind.with { transport in
+                let first = server.client(transport) { $0.cookies = .jar(CookieJar(file: file)) }
+                _ = try await Self.exchange(first, set: ["kept=1; Max-Age=3600", "session=1"])
+                let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+                #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+                // A new process: the cookie with an expiry is back, the session cookie is not.
+                let relaunched = server.client(transport) { $0.cookies = .jar(CookieJar(file: file)) }
+                #expect(try await Self.exchange(relaunched) == "kept=1")
+                try relaunched.logout()
+                #expect(!FileManager.default.fileExists(atPath: file.path))
+                let afterLogout = server.client(transport) { $0.cookies = .jar(CookieJar(file: file)) }
+                #expect(try await Self.exchange(afterLogout) == "")
+            }
+        }
+    }
+
+    /// What a server may send that the RFC says to ignore, through the jar itself: nothing of it
+    /// is kept, and nothing crashes.
+    @Test func badInputIsIgnoredAsTheRFCSays() throws {
+        let jar = CookieJar()
+        let url = try #require(URL(string: "http://api.example.com/v1/items"))
+        let big = String(repeating: "x", count: 10 << 10)
+        jar.store(["nul=a\u{0}b", "cr=a\rb", "lf=a\nb", "big=\(big)", "far=1; Expires=Fri, 01 Jan 10000 00:00:00 GMT", "=", ""], for: url)
+        // The year 10000 is no cookie date: the Expires is ignored and the cookie lasts the session.
+        #expect(jar.cookies.map(\.name) == ["far"])
+        #expect(jar.cookies.first?.expires == nil)
+        // A thousand cookies: the domain keeps its limit, the most recently set.
+        jar.store((0..<1000).map { "c\($0)=\($0)" }, for: url)
+        #expect(jar.cookies.count == jar.maximumPerDomain)
+        // Undecodable bytes arrive as U+FFFD from the transports, and are kept as text.
+        jar.store([String(decoding: [0x61, 0x3D, 0xFF, 0xFE], as: UTF8.self)], for: url)
+        #expect(jar.cookies(for: url).contains { $0.name == "a" })
+        // Host-only cookies stay on their host; a domain cookie reaches subdomains, never a
+        // sibling or the public suffix above it.
+        let host = CookieJar()
+        host.store(["only=1", "wide=1; Domain=example.com", "suffix=1; Domain=co.uk"], for: try #require(URL(string: "https://example.com/")))
+        #expect(host.cookies(for: try #require(URL(string: "https://api.example.com/"))).map(\.name) == ["wide"])
+        #expect(host.cookies(for: try #require(URL(string: "https://example.com/"))).map(\.name) == ["only", "wide"])
+        #expect(host.cookies(for: try #require(URL(string: "https://example.org/"))).isEmpty)
+        host.store(["uk=1; Domain=co.uk"], for: try #require(URL(string: "https://shop.co.uk/")))
+        #expect(host.cookies(for: try #require(URL(string: "https://other.co.uk/"))).isEmpty)
+        // An expired cookie is not sent: one whose Expires has passed is never kept.
+        host.store(["old=1; Expires=Thu, 01 Jan 2015 00:00:00 GMT"], for: try #require(URL(string: "https://example.com/")))
+        #expect(!host.cookies.contains { $0.name == "old" })
+        // Cookies never print their values.
+        #expect(!"\(host.cookies)".contains("=1"))
+    }
+
+    /// The http-state cases (`../shared/http-state/parser.json`, beside the repository) through the
+    /// jar on both transports, as `Scripts/http-state.sh` scores them after the suite.
+    @Test func theHTTPStateCasesPassOnBothTransports() async throws {
+        let cases = TestTools.root.appendingPathComponent("../shared/http-state/parser.json").standardizedFileURL
+        guard FileManager.default.fileExists(atPath: cases.path) else {
+            print("http-state: no copy of the cases at \(cases.path); not scored")
+            return
+        }
+        let server = try await ToolServer.start(python: "http-state-server.py", [cases.path], in: .frameworks)
+        defer { Task { await server.stop() } }
+        var failures: [String: Set<String>] = [:]
+        for transport in ["urlsession", "ahc"] {
+            let outcome = try await ChildProcess.run(
+                helper: ["http-state", "--transport", transport, "--cases", cases.path, "--port", "\(server.url.port ?? 0)"],
+                within: .seconds(600))
+            #expect(outcome.succeeded, "\(outcome.errors)")
+            let lines = outcome.output.split(separator: "\n")
+            let score = lines.last.map(String.init) ?? ""
+            print(score)
+            let passed = Int(score.split(separator: " ").dropFirst().first ?? "") ?? 0
+            #expect(passed >= 200, "\(score)")
+            failures[transport] = Set(lines.filter { $0.hasPrefix("FAIL") }.map { String($0.split(separator: ":").first ?? "") })
+            // The transport refused the answer itself (URLSession on Linux: a field of spaces).
+            failures[transport + "-refused"] = Set(lines.filter { $0.hasPrefix("FAIL") && $0.contains("setting failed") }
+                .map { String($0.split(separator: ":").first ?? "") })
+        }
+        // The jar behaves the same on each: a case fails on one transport and not the other only
+        // where that transport refused the whole answer before Courier saw it.
+        let urlsession = failures["urlsession"] ?? [], ahc = failures["ahc"] ?? []
+        #expect(urlsession.subtracting(ahc) == failures["urlsession-refused"] ?? [])
+        #expect(ahc.subtracting(urlsession) == failures["ahc-refused"] ?? [])
+    }
+}
