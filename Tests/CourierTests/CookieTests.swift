@@ -121,6 +121,38 @@ import Testing
         }
     }
 
+    /// A cookie names no user Courier knows, so what was cached while the jar held cookies (in
+    /// the signed-out scope) goes with them at logout: `.cacheOnly` then asks the network. A
+    /// client that never held cookies keeps its public entries.
+    @Test(arguments: TransportKind.allCases)
+    func logoutRemovesResponsesCachedForTheCookiesSession(kind: TransportKind) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cookie-cache-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withServer { server in
+            try await kind.with { transport in
+                func client(_ name: String) -> APIClient {
+                    server.client(transport) {
+                        $0.cache = ResponseCache(directory: directory.appendingPathComponent(name))
+                        $0.cacheOption = .both
+                        $0.cacheFreshness = .http
+                    }
+                }
+                let profile = Request<Data>(.get, "cached/profile-\(kind)", query: ["cc": "max-age=600"])
+                let fromCache = profile.cache(.cacheOnly)
+                let withSession = client("session")
+                _ = try await Self.exchange(withSession, set: ["session=1"])
+                _ = try await withSession.send(profile)
+                #expect(try await withSession.send(fromCache).source == .cache)
+                try withSession.logout()
+                #expect(try await withSession.send(fromCache).source == .network)
+                let without = client("public")
+                _ = try await without.send(profile)
+                try without.logout()
+                #expect(try await without.send(fromCache).source == .cache)
+            }
+        }
+    }
+
     /// What a server may send that the RFC says to ignore, through the jar itself: nothing of it
     /// is kept, and nothing crashes.
     @Test func badInputIsIgnoredAsTheRFCSays() throws {
@@ -151,6 +183,17 @@ import Testing
         #expect(!host.cookies.contains { $0.name == "old" })
         // Cookies never print their values.
         #expect(!"\(host.cookies)".contains("=1"))
+        // An edited file: a value that would break the Cookie field is not loaded.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cookies-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let expires = Date().timeIntervalSince1970 + 3600
+        func record(_ name: String, _ value: String) -> String {
+            #"{"name":"\#(name)","value":"\#(value)","domain":"example.com","path":"/","expires":\#(expires),"secure":false,"httpOnly":false,"hostOnly":true,"order":1}"#
+        }
+        try Data("[\(record("good", "1")),\(record("bad", "1\\r\\nX-Injected: 1")),\(record("semi", "1; evil=2"))]".utf8).write(to: file)
+        #expect(CookieJar(file: file).cookies.map(\.name) == ["good"])
+        try Data("not json".utf8).write(to: file)
+        #expect(CookieJar(file: file).cookies.isEmpty)
     }
 
     /// The http-state cases (`../shared/http-state/parser.json`, beside the repository) through the

@@ -403,8 +403,15 @@ private struct CookieRecord: Codable {
         order = cookie.order
     }
 
+    /// The cookie, or `nil` for a record no `Set-Cookie` line could have made (an edited file): a
+    /// name or value with a control character or `;` would break the `Cookie` field it goes in.
     var cookie: CookieJar.Cookie? {
-        guard !domain.isEmpty, path.hasPrefix("/"), expires.isFinite else { return nil }
+        func fits(_ text: String) -> Bool {
+            text.utf8.allSatisfy { ($0 >= 0x20 || $0 == 0x09) && $0 != 0x7F && $0 != UInt8(ascii: ";") }
+        }
+        guard !domain.isEmpty, path.hasPrefix("/"), expires.isFinite, fits(name), fits(value), fits(domain), fits(path),
+              !name.contains("="), name.utf8.count + value.utf8.count <= SetCookieLine.maximumNameAndValue
+        else { return nil }
         return CookieJar.Cookie(
             name: name, value: value, domain: domain, path: path, expires: Date(timeIntervalSince1970: expires), isSecure: secure,
             isHTTPOnly: httpOnly, isHostOnly: hostOnly, sameSite: sameSite, order: order, lastUsed: Date())
