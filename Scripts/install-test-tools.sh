@@ -4,7 +4,8 @@
 #   test-tools        mitmproxy (records HAR files in front of the sample server, reads Courier's
 #                     back) and haralyzer (a second HAR reader that is not ours);
 #   test-frameworks   FastAPI, Django REST framework, Flask + webargs/marshmallow, whose validation
-#                     errors Scripts/validation-errors.py prints for the tests;
+#                     errors Scripts/validation-errors.py prints for the tests, and whose
+#                     Django and Flask sessions Scripts/cookie-apps.py serves (CookieSessionTests);
 #   test-schemathesis schemathesis, which tests the sample server against its own OpenAPI document
 #                     (ServerDocumentFuzzTests, settings in Scripts/schemathesis.toml);
 #   test-lint         actionlint, which checks .github/workflows/ci.yml (WorkflowTests);

@@ -12,6 +12,9 @@ Prints "listening at 127.0.0.1:PORT" when it accepts connections.
             this server's /flaky connections), then drops connections 1-3 without a close frame
             and closes connection 4 with 1000 "done".
   /token    plain HTTP: 200 with the header "Authorization: Bearer good" (a token endpoint).
+  /session  plain HTTP: 200 that sets the cookie "ws-session=s1" (Path=/, HttpOnly).
+  /cookie   sends the handshake's Cookie field (or "none") as its one message, then closes with
+            1000 "done"; its 101 sets the cookie "ws-handshake=h1" when a Cookie field came.
 
   --no-compression   do not accept permessage-deflate
 """
@@ -41,6 +44,10 @@ async def flaky(connection):
 async def handler(connection):
     if connection.request.path == "/flaky":
         return await flaky(connection)
+    if connection.request.path == "/cookie":
+        await connection.send(connection.request.headers.get("Cookie", "none"))
+        await connection.close(1000, "done")
+        return
     async for message in connection:
         if isinstance(message, str) and message.startswith("close "):
             parts = message.split(" ", 2)
@@ -54,11 +61,22 @@ def process_request(connection, request):
         response = connection.respond(http.HTTPStatus.OK, "here is a token\n")
         response.headers["Authorization"] = "Bearer good"
         return response
-    if request.path not in ("/echo", "/auth", "/flaky"):
+    if request.path == "/session":
+        response = connection.respond(http.HTTPStatus.OK, "signed in\n")
+        response.headers["Set-Cookie"] = "ws-session=s1; Path=/; HttpOnly"
+        return response
+    if request.path not in ("/echo", "/auth", "/flaky", "/cookie"):
         return connection.respond(http.HTTPStatus.NOT_FOUND, "no such WebSocket\n")
     if request.path == "/auth" and request.headers.get("Authorization") != "Bearer good":
         return connection.respond(http.HTTPStatus.UNAUTHORIZED, "token refused\n")
     return None
+
+
+def process_response(connection, request, response):
+    # A cookie set on the handshake's 101, for a client that sent one.
+    if request.path == "/cookie" and "Cookie" in request.headers and response.status_code == 101:
+        response.headers["Set-Cookie"] = "ws-handshake=h1; Path=/"
+    return response
 
 
 async def main():
@@ -70,7 +88,7 @@ async def main():
     compression = None if "--no-compression" in sys.argv else "deflate"
     async with serve(
         handler, sock=listener, subprotocols=["chat.v2", "chat.v1"], compression=compression,
-        process_request=process_request, max_size=32 * 1024 * 1024, ping_interval=None,
+        process_request=process_request, process_response=process_response, max_size=32 * 1024 * 1024, ping_interval=None,
         select_subprotocol=lambda connection, offered: next((p for p in ["chat.v2", "chat.v1"] if p in offered), None),
     ) as server:
         print(f"listening at 127.0.0.1:{port}", flush=True)

@@ -120,6 +120,30 @@ struct WebSocketInteropTests {
         await server.stop()
     }
 
+    /// The client's cookies go with a handshake as with any request, and a cookie the 101 sets is
+    /// kept; logout empties the jar, and the next handshake carries none.
+    @Test func aHandshakeCarriesTheClientsCookies() async throws {
+        let server = try await Self.start(compression: true)
+        defer { Task { await server.stop() } }
+        try await TransportKind.asyncHTTPClient.with { transport in
+            let client = Self.client(server, transport)
+            func cookieSeen() async throws -> String? {
+                let socket = try await client.webSocket(Request(.get, "cookie"))
+                var iterator = socket.makeAsyncIterator()
+                guard case .text(let text) = try await iterator.next() else { return nil }
+                return text
+            }
+            #expect(try await cookieSeen() == "none")
+            _ = try await client.send(Request<Data>(.get, "session"))
+            #expect(try await cookieSeen() == "ws-session=s1")
+            #expect(client.cookieJar?.cookies.map(\.name) == ["ws-session", "ws-handshake"])
+            #expect(try await cookieSeen() == "ws-session=s1; ws-handshake=h1")
+            try client.logout()
+            #expect(try await cookieSeen() == "none")
+        }
+        await server.stop()
+    }
+
     /// Close codes both ways: the server's code and reason reach the app; the app's reach the
     /// server, which answers with the same code.
     @Test func closeCodesBothWays() async throws {
