@@ -126,6 +126,26 @@ struct FaultTests {
         #expect(error.kind == .invalidResponse, "\(error)")
     }
 
+    /// A field of spaces alone is an empty field (RFC 9110 §5.5) that async-http-client reads as
+    /// such; swift-corelibs-foundation refuses the whole response ("Failed writing header"), so on
+    /// Linux URLSession fails it. Found scoring the http-state cookie cases.
+    @Test(arguments: TransportKind.allCases)
+    func aFieldOfSpacesAloneIsReadOrRefusedWhole(kind: TransportKind) async throws {
+        let result = try await Self.send(Request<Data>(.get, "blank-field"), on: kind) { connection in
+            connection.readHead()
+            connection.write("HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nSet-Cookie:    \r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+        }
+        #if canImport(FoundationNetworking)
+        if kind == .urlSession {
+            let error = try Self.failure(result)
+            #expect(error.kind == .invalidResponse, "\(error)")
+            return
+        }
+        #endif
+        let response = try result.get()
+        #expect(response.value == Data("ok".utf8))
+    }
+
     @Test(arguments: TransportKind.allCases)
     func aMalformedChunkSizeIsRejected(kind: TransportKind) async throws {
         let result = try await Self.send(Request<Data>(.get, "chunks"), on: kind) { connection in
