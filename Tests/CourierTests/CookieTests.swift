@@ -153,6 +153,32 @@ import Testing
         }
     }
 
+    /// A stored response with `Vary: Cookie` answers only a request with the same cookies from the
+    /// jar: a session that changed gets its own answer, not the last session's.
+    @Test(arguments: TransportKind.allCases)
+    func aResponseThatVariesByCookieAnswersOnlyTheSameCookies(kind: TransportKind) async throws {
+        struct Varied: Decodable { var varied: String? }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cookie-vary-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withServer { server in
+            try await kind.with { transport in
+                let client = server.client(transport) {
+                    $0.cache = ResponseCache(directory: directory)
+                    $0.cacheOption = .both
+                    $0.cacheFreshness = .http
+                }
+                let request = Request<Varied>(.get, "cached/vary-\(kind)", query: ["cc": "max-age=600", "vary": "Cookie"], cache: .cacheOnly)
+                _ = try await Self.exchange(client, set: ["session=one"])
+                #expect(try await client.send(request).value.varied == "session=one")
+                let again = try await client.send(request)
+                #expect(again.source == .cache && again.value.varied == "session=one")
+                _ = try await Self.exchange(client, set: ["session=two"])
+                let changed = try await client.send(request)
+                #expect(changed.source == .network && changed.value.varied == "session=two")
+            }
+        }
+    }
+
     /// What a server may send that the RFC says to ignore, through the jar itself: nothing of it
     /// is kept, and nothing crashes.
     @Test func badInputIsIgnoredAsTheRFCSays() throws {

@@ -92,6 +92,16 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         fields.append(Field(name: name, value: value))
     }
 
+    /// Adds `cookies` (a `Cookie` field's value) after the cookies already in the `Cookie` field, in
+    /// the one field RFC 6265bis allows.
+    package mutating func appendCookies(_ cookies: String) {
+        guard let own = self["Cookie"], !own.isEmpty else {
+            remove("Cookie")
+            return add(name: "Cookie", value: cookies)
+        }
+        self["Cookie"] = own + "; " + cookies
+    }
+
     /// Removes every field named `name` (case-insensitive).
     public mutating func remove(_ name: String) {
         fields.removeAll { $0.name.caseInsensitiveEquals(name) }

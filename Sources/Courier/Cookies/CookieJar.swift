@@ -151,6 +151,9 @@ public final class CookieJar: Sendable {
         }
     }
 
+    /// Whether the jar keeps no cookie.
+    var isEmpty: Bool { state.withLock { $0.cookies.isEmpty } }
+
     /// The `Cookie` field for a request to `url`, or `nil` when no cookie goes there.
     func header(for url: URL) -> String? {
         guard state.withLock({ !$0.cookies.isEmpty }) else { return nil }

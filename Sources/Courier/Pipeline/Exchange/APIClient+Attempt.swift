@@ -290,12 +290,7 @@ final class RedirectingExchange: StoppableWork {
     static func withCookies(_ request: TransportRequest, from jar: CookieJar?) -> TransportRequest {
         guard let jar, let cookies = jar.header(for: request.url) else { return request }
         var request = request
-        if let own = request.headers["Cookie"], !own.isEmpty {
-            request.headers.remove("Cookie")
-            request.headers.add(name: "Cookie", value: own + "; " + cookies)
-        } else {
-            request.headers.add(name: "Cookie", value: cookies)
-        }
+        request.headers.appendCookies(cookies)
         return request
     }
 

@@ -18,8 +18,8 @@ extension APIClient {
         let reads: Bool
         /// Whether a successful response is stored.
         let saves: Bool
-        /// The request's header fields as Courier sends them, before credentials: what a stored
-        /// response's `Vary` is compared with.
+        /// The request's header fields as Courier sends them, before credentials, with the jar's
+        /// cookies: what a stored response's `Vary` is compared with.
         let headers: HTTPHeaders
         /// The fields a stored selection keeps only a digest of: credentials.
         let secretHeaders: [String]
@@ -315,6 +315,10 @@ extension APIClient {
         guard let (draft, urlBase) = try? cacheKey(for: request, hashingBody: usesCache, shared: freshness.isShared) else { return nil }
         var headers = configuration.defaultHeaders
         headers.merge(request.headers)
+        // The jar's cookies go out with the first hop: a stored `Vary: Cookie` is compared with them.
+        if let jar = cookieJar, !jar.isEmpty, let url = URL(string: urlBase.text), let cookies = jar.header(for: url) {
+            headers.appendCookies(cookies)
+        }
         return CachePlan(
             cache: cache, draft: draft, urlBase: urlBase, option: option, offline: offline, freshness: freshness, method: request.method,
             usesCache: usesCache, saves: request.shouldSaveInCache, headers: headers,
