@@ -1,4 +1,5 @@
 import Courier
+import CourierTesting
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -177,6 +178,28 @@ import Testing
                 #expect(changed.source == .network && changed.value.varied == "session=two")
             }
         }
+    }
+
+    /// The jar's cookies and the server's `Set-Cookie` reach a HAR cassette redacted, as the
+    /// credentials do: names and attributes stay, values never.
+    @Test(arguments: TransportKind.allCases)
+    func cookiesReachACassetteRedacted(kind: TransportKind) async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.url.appendingPathComponent("cookies.har")
+        try await withServer { server in
+            try await kind.with { transport in
+                let configuration = ClientConfiguration(baseURL: server.baseURL)
+                let cassette = try Cassette(file: file, redaction: CassetteRedaction.standard(for: configuration))
+                let client = server.client(RecordingTransport(wrapping: transport, cassette: cassette))
+                _ = try await Self.exchange(client, set: ["sid=s3cr3t-77e1; Path=/; HttpOnly"])
+                #expect(try await Self.exchange(client) == "sid=s3cr3t-77e1")
+                try cassette.flush()
+            }
+        }
+        let text = try String(contentsOf: file, encoding: .utf8)
+        #expect(!text.contains("s3cr3t-77e1"))
+        #expect(text.contains("sid=REDACTED"))
     }
 
     /// What a server may send that the RFC says to ignore, through the jar itself: nothing of it
