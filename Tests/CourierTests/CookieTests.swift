@@ -245,6 +245,44 @@ import Testing
         #expect(CookieJar(file: file).cookies.isEmpty)
     }
 
+    /// The Public Suffix List, as the `publicsuffixlist` package from PyPI keeps it, given to a
+    /// jar as its lookup: suffixes the built-in list does not know are refused too.
+    @Test func aJarRefusesThePublicSuffixesOfTheMaintainedList() async throws {
+        let python = try await TestTools.executable("python", in: .frameworks)
+        let found = try await ChildProcess.run(
+            executable: python,
+            arguments: ["-c", "import os, publicsuffixlist; print(os.path.join(os.path.dirname(publicsuffixlist.__file__), 'public_suffix_list.dat'))"],
+            within: .seconds(60))
+        let path = found.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let rules = Set(try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("//") })
+        #expect(rules.count > 5000, "\(path)")
+        // A domain is a public suffix by a rule of its own or a wildcard over its parent, unless an
+        // exception names it.
+        let isPublicSuffix: @Sendable (String) -> Bool = { domain in
+            guard !rules.contains("!" + domain) else { return false }
+            let parent = domain.split(separator: ".", maxSplits: 1).dropFirst().first.map(String.init) ?? ""
+            return rules.contains(domain) || rules.contains("*." + parent)
+        }
+        let listed = CookieJar(isPublicSuffix: isPublicSuffix)
+        let builtIn = CookieJar()
+        for (host, domain) in [("shop.kyoto.jp", "kyoto.jp"), ("a.b.compute.amazonaws.com", "b.compute.amazonaws.com"), ("my.myshopify.com", "myshopify.com")] {
+            let url = try #require(URL(string: "https://\(host)/"))
+            listed.store(["s=1; Domain=\(domain)"], for: url)
+            builtIn.store(["s=1; Domain=\(domain)"], for: url)
+            #expect(listed.cookies(for: url).isEmpty, "\(domain) is on the list")
+            #expect(!builtIn.cookies(for: url).isEmpty, "\(domain) is not on the built-in list")
+            try builtIn.removeAll()
+        }
+        // A registrable domain under a listed suffix still takes cookies, and so does an exception
+        // to a wildcard (`!city.kawasaki.jp` under `*.kawasaki.jp`).
+        for (host, domain) in [("www.shop.kyoto.jp", "shop.kyoto.jp"), ("www.city.kawasaki.jp", "city.kawasaki.jp")] {
+            let url = try #require(URL(string: "https://\(host)/"))
+            listed.store(["s=1; Domain=\(domain)"], for: url)
+            #expect(listed.cookies(for: url).map(\.domain) == [domain])
+        }
+    }
+
     /// The http-state cases (`../shared/http-state/parser.json`, beside the repository) through the
     /// jar on both transports, as `Scripts/http-state.sh` scores them after the suite.
     @Test func theHTTPStateCasesPassOnBothTransports() async throws {

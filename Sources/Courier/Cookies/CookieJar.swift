@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Every ``APIClient`` has one by default (``ClientConfiguration/cookies``): in memory, its own, and
 /// emptied by ``APIClient/logout()``. Give clients a jar of yours with ``CookiePolicy/jar(_:)`` to
-/// share it, or to keep cookies across launches with ``init(file:)``.
+/// share it, or to keep cookies across launches with
+/// ``init(file:maximumPerDomain:maximumCount:isPublicSuffix:)``.
 ///
 /// What it follows:
 /// - a cookie goes back only where RFC 6265bis sends it: to its host alone when it named no
@@ -20,7 +21,8 @@ import Foundation
 ///   going first;
 /// - a `Domain` that is a public suffix is refused. A client carries no copy of the Public Suffix
 ///   List: a single label (`com`) and a short list of common registry suffixes (`co.uk`, `com.au`…)
-///   are known; give ``init(file:isPublicSuffix:)`` the list's rules for the rest.
+///   are known; give ``init(file:maximumPerDomain:maximumCount:isPublicSuffix:)`` a lookup in the
+///   list for the rest.
 ///
 /// A response's `Set-Cookie` fields are read the same way on each transport: URLSession joins them
 /// with `", "`, so they are always joined and split again before a `name=`; a cookie value that holds
@@ -84,22 +86,16 @@ public final class CookieJar: Sendable {
     private let file: URL?
     private let isPublicSuffix: @Sendable (String) -> Bool
 
-    /// An empty jar in memory.
-    public init(maximumPerDomain: Int = 50, maximumCount: Int = 3000) {
-        self.maximumPerDomain = max(1, maximumPerDomain)
-        self.maximumCount = max(1, maximumCount)
-        file = nil
-        isPublicSuffix = Self.isKnownPublicSuffix
-        state = Locked(State())
-    }
-
-    /// A jar whose cookies with an expiry (not session cookies, which end with the process) are
-    /// kept in `file`, readable by the user alone (0600), written whole and renamed into place at
-    /// each change. A missing or unreadable file starts the jar empty.
-    /// - Parameter isPublicSuffix: whether a domain is a public suffix, such as a lookup in the
-    ///   Public Suffix List; by default the short built-in list (see ``CookieJar``).
+    /// A jar in memory, or one whose cookies with an expiry (not session cookies, which end with
+    /// the process) are kept in `file`, readable by the user alone (0600), written whole and
+    /// renamed into place at each change. A missing or unreadable file starts the jar empty.
+    /// - Parameters:
+    ///   - maximumPerDomain: the most cookies one domain keeps (at least 1).
+    ///   - maximumCount: the most cookies the jar keeps (at least 1).
+    ///   - isPublicSuffix: whether a domain is a public suffix, such as a lookup in the Public
+    ///     Suffix List, besides the short built-in list (see ``CookieJar``).
     public init(
-        file: URL, maximumPerDomain: Int = 50, maximumCount: Int = 3000,
+        file: URL? = nil, maximumPerDomain: Int = 50, maximumCount: Int = 3000,
         isPublicSuffix: (@Sendable (String) -> Bool)? = nil
     ) {
         self.maximumPerDomain = max(1, maximumPerDomain)
@@ -111,7 +107,7 @@ public final class CookieJar: Sendable {
             self.isPublicSuffix = Self.isKnownPublicSuffix
         }
         var loaded = State()
-        if let data = try? Data(contentsOf: file), let records = try? JSONDecoder().decode([CookieRecord].self, from: data) {
+        if let file, let data = try? Data(contentsOf: file), let records = try? JSONDecoder().decode([CookieRecord].self, from: data) {
             let now = Date()
             loaded.cookies = records.compactMap { $0.cookie }.filter { ($0.expires ?? .distantFuture) > now }
             loaded.nextOrder = (loaded.cookies.map(\.order).max() ?? 0) + 1
