@@ -122,9 +122,9 @@ import Testing
         }
     }
 
-    /// A cookie names no user Courier knows, so what was cached while the jar held cookies (in
-    /// the signed-out scope) goes with them at logout: `.cacheOnly` then asks the network. A
-    /// client that never held cookies keeps its public entries.
+    /// What was cached for requests that carried the jar's cookies (under the jar's scope) goes
+    /// with them at logout: `.cacheOnly` then asks the network. A client that never held cookies
+    /// keeps its public entries.
     @Test(arguments: TransportKind.allCases)
     func logoutRemovesResponsesCachedForTheCookiesSession(kind: TransportKind) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cookie-cache-\(UUID().uuidString)")
@@ -150,6 +150,51 @@ import Testing
                 _ = try await without.send(profile)
                 try without.logout()
                 #expect(try await without.send(fromCache).source == .cache)
+            }
+        }
+    }
+
+    /// Two clients with sessions of their own on one cache (two users of a device, or of a server
+    /// app): a response to a request that carried one jar's cookies answers that jar's requests
+    /// alone, never another client's or a signed-out request's.
+    @Test(arguments: TransportKind.allCases)
+    func aCookieSessionsCachedResponsesStayWithItsJar(kind: TransportKind) async throws {
+        struct Seen: Decodable { var served: Int }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cookie-scope-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withServer { server in
+            try await kind.with { transport in
+                let cache = ResponseCache(directory: directory)
+                func client() -> APIClient {
+                    server.client(transport) {
+                        $0.cache = cache
+                        $0.cacheOption = .both
+                        $0.cacheFreshness = .http
+                    }
+                }
+                let request = Request<Seen>(.get, "cached/scoped-\(kind)", query: ["cc": "max-age=600"], cache: .cacheOnly)
+                let ana = client(), bruno = client(), nobody = client()
+                _ = try await Self.exchange(ana, set: ["session=ana"])
+                _ = try await Self.exchange(bruno, set: ["session=bruno"])
+                #expect(try await ana.send(request).source == .network)
+                #expect(try await ana.send(request).source == .cache)
+                #expect(try await bruno.send(request).source == .network)
+                #expect(try await nobody.send(request).source == .network)
+                // The jar keeps its scope in its file: a relaunch finds its responses.
+                let file = directory.appendingPathComponent("jar.json")
+                let kept = server.client(transport) {
+                    $0.cache = cache
+                    $0.cacheFreshness = .http
+                    $0.cookies = .jar(CookieJar(file: file))
+                }
+                _ = try await Self.exchange(kept, set: ["session=kept; Max-Age=600"])
+                _ = try await kept.send(request)
+                let relaunched = server.client(transport) {
+                    $0.cache = cache
+                    $0.cacheFreshness = .http
+                    $0.cookies = .jar(CookieJar(file: file))
+                }
+                #expect(try await relaunched.send(request).source == .cache)
             }
         }
     }
@@ -239,8 +284,10 @@ import Testing
         func record(_ name: String, _ value: String) -> String {
             #"{"name":"\#(name)","value":"\#(value)","domain":"example.com","path":"/","expires":\#(expires),"secure":false,"httpOnly":false,"hostOnly":true,"order":1}"#
         }
-        try Data("[\(record("good", "1")),\(record("bad", "1\\r\\nX-Injected: 1")),\(record("semi", "1; evil=2"))]".utf8).write(to: file)
+        let records = [record("good", "1"), record("bad", "1\\r\\nX-Injected: 1"), record("semi", "1; evil=2")].joined(separator: ",")
+        try Data(#"{"scope":"../../etc","cookies":[\#(records)]}"#.utf8).write(to: file)
         #expect(CookieJar(file: file).cookies.map(\.name) == ["good"])
+        #expect(CookieJar(file: file).cacheScope.hasPrefix("cookies-"))
         try Data("not json".utf8).write(to: file)
         #expect(CookieJar(file: file).cookies.isEmpty)
     }

@@ -80,6 +80,12 @@ public final class CookieJar: Sendable {
     private struct State {
         var cookies: [Cookie] = []
         var nextOrder: UInt64 = 0
+        /// The response cache's scope for requests that carry this jar's cookies (``cacheScope``).
+        var scope = State.newScope()
+
+        static func newScope() -> String {
+            "cookies-" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        }
     }
 
     private let state: Locked<State>
@@ -107,10 +113,11 @@ public final class CookieJar: Sendable {
             self.isPublicSuffix = Self.isKnownPublicSuffix
         }
         var loaded = State()
-        if let file, let data = try? Data(contentsOf: file), let records = try? JSONDecoder().decode([CookieRecord].self, from: data) {
+        if let file, let data = try? Data(contentsOf: file), let saved = try? JSONDecoder().decode(JarFile.self, from: data) {
             let now = Date()
-            loaded.cookies = records.compactMap { $0.cookie }.filter { ($0.expires ?? .distantFuture) > now }
+            loaded.cookies = saved.cookies.compactMap { $0.cookie }.filter { ($0.expires ?? .distantFuture) > now }
             loaded.nextOrder = (loaded.cookies.map(\.order).max() ?? 0) + 1
+            if JarFile.isScope(saved.scope) { loaded.scope = saved.scope }
         }
         state = Locked(loaded)
     }
@@ -148,7 +155,12 @@ public final class CookieJar: Sendable {
     }
 
     /// Whether the jar keeps no cookie.
-    var isEmpty: Bool { state.withLock { $0.cookies.isEmpty } }
+    package var isEmpty: Bool { state.withLock { $0.cookies.isEmpty } }
+
+    /// The response cache's scope for responses to requests that carry the jar's cookies:
+    /// `"cookies-"` and a random name, kept in the jar's file, replaced by ``removeAll()``. A
+    /// cookie names no user Courier knows; what was answered for it stays with the jar.
+    package var cacheScope: String { state.withLock { $0.scope } }
 
     /// The `Cookie` field for a request to `url`, or `nil` when no cookie goes there.
     func header(for url: URL) -> String? {
@@ -183,7 +195,7 @@ public final class CookieJar: Sendable {
                 changed = insert(line, host: host, secure: secure, defaultPath: defaultPath, now: now, into: &state) || changed
             }
             changed = evict(now: now, from: &state) || changed
-            if changed { save(state.cookies) }
+            if changed { save(state.cookies, scope: state.scope) }
         }
     }
 
@@ -191,6 +203,7 @@ public final class CookieJar: Sendable {
     public func removeAll() throws(CourierError) {
         try state.withLock { (state: inout State) throws(CourierError) in
             state.cookies.removeAll()
+            state.scope = State.newScope()
             guard let file, FileManager.default.fileExists(atPath: file.path) else { return }
             do {
                 try FileManager.default.removeItem(at: file)
@@ -287,9 +300,9 @@ public final class CookieJar: Sendable {
 
     /// Writes the cookies with an expiry to the jar's file. A failure to write leaves the cookies
     /// in memory: they are still sent for as long as the process runs.
-    private func save(_ cookies: [Cookie]) {
+    private func save(_ cookies: [Cookie], scope: String) {
         guard let file else { return }
-        let records = cookies.filter { $0.expires != nil }.map(CookieRecord.init)
+        let records = JarFile(scope: scope, cookies: cookies.filter { $0.expires != nil }.map(CookieRecord.init))
         do {
             try FileManager.default.createDirectory(
                 at: file.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -374,6 +387,17 @@ public final class CookieJar: Sendable {
                             "blogspot.com", "s3.amazonaws.com", "fly.dev", "onrender.com", "ngrok.io", "ngrok-free.app"])
         return suffixes
     }()
+}
+
+/// The jar's file: its cache scope and its cookies with an expiry.
+private struct JarFile: Codable {
+    var scope: String
+    var cookies: [CookieRecord]
+
+    /// Whether `scope` is one a jar makes (an edited file's is replaced).
+    static func isScope(_ scope: String) -> Bool {
+        scope.hasPrefix("cookies-") && scope.utf8.count == 40 && scope.utf8.dropFirst(8).allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
 }
 
 /// A stored cookie as the jar's file keeps it.

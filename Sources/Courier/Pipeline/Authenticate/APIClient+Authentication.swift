@@ -8,9 +8,8 @@ extension APIClient {
 
     /// Forgets the captured credentials, in memory and in the credential store, empties the
     /// client's ``cookieJar`` (and its file), and removes the user's cached responses and kept
-    /// partial downloads: later requests go out without them. When the jar held cookies, the
-    /// responses cached outside any signed-in user's scope go too: they may have been answered for
-    /// the cookies' session.
+    /// partial downloads: later requests go out without them. The responses cached for requests
+    /// that carried the jar's cookies (signed out) go too.
     /// - Throws: ``CourierError/Kind/transport`` when the store (or the jar's file) cannot delete them.
     ///
     /// Handlers added with ``addLogoutHandler(_:)`` run first, with the user's scope; when one
@@ -26,9 +25,8 @@ extension APIClient {
                 firstFailure = firstFailure ?? error
             }
         }
-        // Responses to requests that carried the user's cookies are kept in the public scope (a
-        // cookie names no user Courier knows): they go with the cookies.
-        let hadCookies = cookieJar.map { !$0.cookies.isEmpty } ?? false
+        // Responses to requests that carried the cookies are kept in the jar's scope: they go with them.
+        let cookieScope = cookieJar?.cacheScope
         do {
             try cookieJar?.removeAll()
         } catch {
@@ -36,7 +34,7 @@ extension APIClient {
         }
         if let cache = configuration.cache, !cache.isShared {
             if authentication != nil, scope != CacheKey.publicScope { cache.removeAll(scope: scope) }
-            if hadCookies { cache.removeAll(scope: CacheKey.publicScope) }
+            if let cookieScope { cache.removeAll(scope: cookieScope) }
         }
         if authentication != nil, scope != CacheKey.publicScope {
             downloadStore.removeAll(scope: scope)

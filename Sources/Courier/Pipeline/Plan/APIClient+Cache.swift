@@ -342,10 +342,14 @@ extension APIClient {
         if method.isUnsafe, configuration.invalidatesCacheOnWrite, (200..<400).contains(response.statusCode) {
             await invalidate(after: response, plan: plan)
         }
-        // A shared cache keeps one entry for every user; a private one the user's own, under their scope.
-        let credentials = authentication != nil || plan.headers.contains("Authorization")
+        // A shared cache keeps one entry for every user, and treats a request's cookies as
+        // credentials (RFC 9111 §3.5); a private one keeps the user's own, under their scope (or
+        // the cookie jar's), as long as it is still theirs.
+        let credentials = authentication != nil || plan.headers.contains("Authorization") || plan.headers.contains("Cookie")
+        let current = authentication?.cacheScope ?? CacheKey.publicScope
+        let stillTheirs = plan.draft.scope == current || (current == CacheKey.publicScope && plan.draft.scope == cookieJar?.cacheScope)
         guard plan.saves, response.statusCode != 304, plan.mayStore(response, credentials: credentials), response.isCacheable,
-              plan.freshness.isShared || (authentication?.cacheScope ?? CacheKey.publicScope) == plan.draft.scope
+              plan.freshness.isShared || stillTheirs
         else { return }
         await plan.store(
             CachedResponse(

@@ -18,7 +18,8 @@ extension APIClient {
         cache.removeResponse(for: key)
     }
 
-    /// The key of method, URL, canonical parameters and body, and the auth scope, before its
+    /// The key of method, URL, canonical parameters and body, and the auth scope (the user's, else
+    /// the cookie jar's when the request carries its cookies, else the public one), before its
     /// digest; and the URL before its query, which the wire request reuses.
     func cacheKey(
         for request: RequestSettings, hashingBody: Bool = true, shared: Bool = false
@@ -39,7 +40,12 @@ extension APIClient {
         }
         let base = try URLBuilder.base(prefix: urlPrefix(for: request), path: request.path)
         let url = base.text
-        let scope = shared ? CacheKey.publicScope : authentication?.cacheScope ?? CacheKey.publicScope
+        var scope = shared ? CacheKey.publicScope : authentication?.cacheScope ?? CacheKey.publicScope
+        // Signed out but carrying cookies (a cookie session): the jar's own scope, never the public one.
+        if !shared, scope == CacheKey.publicScope, let jar = cookieJar, !jar.isEmpty, let target = URL(string: url),
+           !jar.cookies(for: target).isEmpty {
+            scope = jar.cacheScope
+        }
         let draft = CacheKey.draft(method: request.method, url: url, query: query, scope: scope) { hasher in
             guard hashingBody else { return hasher.add(tag: 0) }
             switch request.body.content {
