@@ -156,7 +156,8 @@ import Testing
 
     /// Two clients with sessions of their own on one cache (two users of a device, or of a server
     /// app): a response to a request that carried one jar's cookies answers that jar's requests
-    /// alone, never another client's or a signed-out request's.
+    /// alone, never another client's or a signed-out request's; what was cached for a request
+    /// without cookies answers a session too.
     @Test(arguments: TransportKind.allCases)
     func aCookieSessionsCachedResponsesStayWithItsJar(kind: TransportKind) async throws {
         struct Seen: Decodable { var served: Int }
@@ -174,7 +175,11 @@ import Testing
                 }
                 let request = Request<Seen>(.get, "cached/scoped-\(kind)", query: ["cc": "max-age=600"], cache: .cacheOnly)
                 let ana = client(), bruno = client(), nobody = client()
+                // Cached for a request without cookies: a session may read it, as anyone may.
+                let shared = Request<Seen>(.get, "cached/before-\(kind)", query: ["cc": "max-age=600"], cache: .cacheOnly)
+                #expect(try await nobody.send(shared).source == .network)
                 _ = try await Self.exchange(ana, set: ["session=ana"])
+                #expect(try await ana.send(shared).source == .cache)
                 _ = try await Self.exchange(bruno, set: ["session=bruno"])
                 #expect(try await ana.send(request).source == .network)
                 #expect(try await ana.send(request).source == .cache)

@@ -93,13 +93,27 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
     static func draft(
         method: HTTPMethod, url: String, query: Parameters, scope: String, body: (inout CanonicalHasher) -> Void
     ) -> Draft {
+        drafts(method: method, url: url, query: query, scope: scope, fallbackScope: nil, body: body).draft
+    }
+
+    /// ``draft(method:url:query:scope:body:)``, and the same request's draft in `fallbackScope`
+    /// when one is given, hashing the request once.
+    static func drafts(
+        method: HTTPMethod, url: String, query: Parameters, scope: String, fallbackScope: String?, body: (inout CanonicalHasher) -> Void
+    ) -> (draft: Draft, fallback: Draft?) {
         var hasher = CanonicalHasher()
         hasher.add(string: method.rawValue)
         hasher.add(string: url)
         hasher.add(Parameter.object(query))
         body(&hasher)
+        let pathHash = pathHash(of: url)
+        let fallback = fallbackScope.map { fallbackScope in
+            var other = hasher
+            other.add(string: fallbackScope)
+            return Draft(canonical: other, scope: fallbackScope, pathHash: pathHash)
+        }
         hasher.add(string: scope)
-        return Draft(canonical: hasher, scope: scope, pathHash: pathHash(of: url))
+        return (Draft(canonical: hasher, scope: scope, pathHash: pathHash), fallback)
     }
 
     /// A key before its SHA-256 is computed: the canonical request and the folder its entry would

@@ -7,6 +7,9 @@ extension APIClient {
     final class CachePlan {
         let cache: ResponseCache
         let draft: CacheKey.Draft
+        /// The same key in the public scope, read when the jar's scope holds nothing for a cookie
+        /// session's request (see ``APIClient/cacheKey(for:hashingBody:shared:)``).
+        let fallback: CacheKey.Draft?
         private var resolvedKey: CacheKey?
         /// The URL before its query, made for the key (the wire request reuses it).
         let urlBase: URLBuilder.Base
@@ -28,11 +31,12 @@ extension APIClient {
         let control: CacheControl
 
         init(
-            cache: ResponseCache, draft: CacheKey.Draft, urlBase: URLBuilder.Base, option: CacheOption, offline: Bool,
+            cache: ResponseCache, draft: CacheKey.Draft, fallback: CacheKey.Draft?, urlBase: URLBuilder.Base, option: CacheOption, offline: Bool,
             freshness: CacheFreshness, method: HTTPMethod, usesCache: Bool, saves: Bool, headers: HTTPHeaders, secretHeaders: [String]
         ) {
             self.cache = cache
             self.draft = draft
+            self.fallback = fallback
             self.urlBase = urlBase
             self.option = option
             self.offline = offline
@@ -111,8 +115,14 @@ extension APIClient {
         /// store just wrote).
         func storedResponse(bypassingMemory: Bool = false) async -> CachedResponse? {
             guard cache.usesStore else { return storedResponseOnDisk() }
+            if let found = await storedResponse(in: draft, key: key, bypassingMemory) { return found }
+            guard let fallback else { return nil }
+            return await storedResponse(in: fallback, key: fallback.key(memo: cache.keyMemo), bypassingMemory)
+        }
+
+        private func storedResponse(in draft: CacheKey.Draft, key: CacheKey, _ bypassingMemory: Bool) async -> CachedResponse? {
             guard let entry = await lookup(key, bypassingMemory) else { return nil }
-            guard let variantKey = variant(of: entry) else { return entry }
+            guard let variantKey = variant(of: entry, in: draft) else { return entry }
             guard let variantKey, let found = await lookup(variantKey, bypassingMemory) else { return nil }
             return matching(found)
         }
@@ -120,15 +130,21 @@ extension APIClient {
         /// ``storedResponse(bypassingMemory:)`` of a cache on disk: no async call on a memory
         /// hit's path.
         func storedResponseOnDisk() -> CachedResponse? {
-            guard cache.mayHoldEntries(for: draft), let entry = cache.response(for: key) else { return nil }
-            guard let variantKey = variant(of: entry) else { return entry }
+            if cache.mayHoldEntries(for: draft), let found = storedResponseOnDisk(in: draft, key: key) { return found }
+            guard let fallback, cache.mayHoldEntries(for: fallback) else { return nil }
+            return storedResponseOnDisk(in: fallback, key: fallback.key(memo: cache.keyMemo))
+        }
+
+        private func storedResponseOnDisk(in draft: CacheKey.Draft, key: CacheKey) -> CachedResponse? {
+            guard let entry = cache.response(for: key) else { return nil }
+            guard let variantKey = variant(of: entry, in: draft) else { return entry }
             guard let variantKey, let found = cache.response(for: variantKey) else { return nil }
             return matching(found)
         }
 
         /// For a stored `entry` with a `Vary` the request's fields do not match, the key of the
         /// variant that would (`nil` inside when none could: `Vary: *`); `nil` when `entry` answers.
-        private func variant(of entry: CachedResponse) -> CacheKey?? {
+        private func variant(of entry: CachedResponse, in draft: CacheKey.Draft) -> CacheKey?? {
             guard let vary = entry.vary else { return nil }
             guard vary.names != nil else { return .some(nil) }
             if vary.matches(entry.selection, headers: headers, secret: secretHeaders) { return nil }
@@ -191,9 +207,12 @@ extension APIClient {
             if vary != nil, !(await cache.keep(response, for: draft.variantKey(response.selection))) { storeFailed = true }
         }
 
-        /// Removes the entries of one URL path (any query) in the request's scope.
+        /// Removes the entries of one URL path (any query) in the request's scope, and in the
+        /// public scope a cookie session reads too.
         func removeEntries(pathDigest: String) async {
-            if !(await cache.removeEntries(scope: draft.scope, pathDigest: pathDigest)) { storeFailed = true }
+            for scope in [draft.scope] + (fallback.map { [$0.scope] } ?? []) {
+                if !(await cache.removeEntries(scope: scope, pathDigest: pathDigest)) { storeFailed = true }
+            }
         }
     }
 
@@ -312,7 +331,7 @@ extension APIClient {
         }
         // A write that only invalidates needs the scope and path, not the body's digest. A shared
         // cache has one scope for every user.
-        guard let (draft, urlBase) = try? cacheKey(for: request, hashingBody: usesCache, shared: freshness.isShared) else { return nil }
+        guard let (draft, urlBase, fallback) = try? cacheKey(for: request, hashingBody: usesCache, shared: freshness.isShared) else { return nil }
         var headers = configuration.defaultHeaders
         headers.merge(request.headers)
         // The jar's cookies go out with the first hop: a stored `Vary: Cookie` is compared with them.
@@ -320,7 +339,7 @@ extension APIClient {
             headers.appendCookies(cookies)
         }
         return CachePlan(
-            cache: cache, draft: draft, urlBase: urlBase, option: option, offline: offline, freshness: freshness, method: request.method,
+            cache: cache, draft: draft, fallback: fallback, urlBase: urlBase, option: option, offline: offline, freshness: freshness, method: request.method,
             usesCache: usesCache, saves: request.shouldSaveInCache, headers: headers,
             secretHeaders: secretHeaders)
     }
@@ -342,10 +361,9 @@ extension APIClient {
         if method.isUnsafe, configuration.invalidatesCacheOnWrite, (200..<400).contains(response.statusCode) {
             await invalidate(after: response, plan: plan)
         }
-        // A shared cache keeps one entry for every user, and treats a request's cookies as
-        // credentials (RFC 9111 §3.5); a private one keeps the user's own, under their scope (or
-        // the cookie jar's), as long as it is still theirs.
-        let credentials = authentication != nil || plan.headers.contains("Authorization") || plan.headers.contains("Cookie")
+        // A shared cache keeps one entry for every user; a private one keeps the user's own, under
+        // their scope (or the cookie jar's), as long as it is still theirs.
+        let credentials = authentication != nil || plan.headers.contains("Authorization")
         let current = authentication?.cacheScope ?? CacheKey.publicScope
         let stillTheirs = plan.draft.scope == current || (current == CacheKey.publicScope && plan.draft.scope == cookieJar?.cacheScope)
         guard plan.saves, response.statusCode != 304, plan.mayStore(response, credentials: credentials), response.isCacheable,

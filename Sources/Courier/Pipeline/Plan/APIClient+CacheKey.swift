@@ -20,10 +20,12 @@ extension APIClient {
 
     /// The key of method, URL, canonical parameters and body, and the auth scope (the user's, else
     /// the cookie jar's when the request carries its cookies, else the public one), before its
-    /// digest; and the URL before its query, which the wire request reuses.
+    /// digest; and the URL before its query, which the wire request reuses. In the jar's scope,
+    /// `fallback` is the same key in the public scope, which holds answers to requests that
+    /// carried no cookie: a cookie session may read them, never write them.
     func cacheKey(
         for request: RequestSettings, hashingBody: Bool = true, shared: Bool = false
-    ) throws(CourierError) -> (draft: CacheKey.Draft, urlBase: URLBuilder.Base) {
+    ) throws(CourierError) -> (draft: CacheKey.Draft, urlBase: URLBuilder.Base, fallback: CacheKey.Draft?) {
         var query = request.query
         var encoded: Data?
         switch request.body.content {
@@ -46,7 +48,8 @@ extension APIClient {
            !jar.cookies(for: target).isEmpty {
             scope = jar.cacheScope
         }
-        let draft = CacheKey.draft(method: request.method, url: url, query: query, scope: scope) { hasher in
+        let fallbackScope = scope.hasPrefix("cookies-") ? CacheKey.publicScope : nil
+        let (draft, fallback) = CacheKey.drafts(method: request.method, url: url, query: query, scope: scope, fallbackScope: fallbackScope) { hasher in
             guard hashingBody else { return hasher.add(tag: 0) }
             switch request.body.content {
             case .parameters(let parameters) where !request.method.encodesParametersInURL:
@@ -71,6 +74,6 @@ extension APIClient {
                 hasher.add(tag: 0)
             }
         }
-        return (draft, base)
+        return (draft, base, fallback)
     }
 }
