@@ -12,6 +12,6 @@ struct TestHelperCommand: AsyncParsableCommand {
             CacheWriterCommand.self, StoreWriterCommand.self, OutboxWriterCommand.self, CassetteWriterCommand.self,
             UploadProbeCommand.self, CancelStormCommand.self, BadInputProbeCommand.self, FuzzProbeCommand.self,
             CacheTestsBridgeCommand.self, DownloadWriterCommand.self, UploadWriterCommand.self, DraftUploadServerCommand.self,
-            FleetClientCommand.self, HTTPStateCommand.self,
+            FleetClientCommand.self, HTTPStateCommand.self, CookieProbeCommand.self,
         ])
 }

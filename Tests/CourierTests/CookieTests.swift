@@ -297,6 +297,38 @@ import Testing
         #expect(CookieJar(file: file).cookies.isEmpty)
     }
 
+    /// Paths and domains are matched byte by byte: text that Swift's `String` finds equal to text
+    /// of another length (a Kelvin sign and a `K`) neither matches nor crashes the matching, which
+    /// runs in a `courier-test-helper cookie-probe` process of its own.
+    @Test func canonicallyEquivalentPathsAndDomainsMatchByBytes() async throws {
+        let outcome = try await ChildProcess.run(helper: ["cookie-probe"], within: .seconds(60))
+        #expect(outcome.succeeded, "\(outcome)")
+        let lines = outcome.output.split(separator: "\n").map(String.init)
+        #expect(lines == [
+            "http://example.com/Kx ",
+            "http://example.com/K plain,s",
+            "http://k.example.com/ ",
+            "http://example.com/%E2%84%AA ",
+        ], "\(outcome.output)")
+    }
+
+    /// A jar the app built wrongly fails every request of the client with a clear error, before
+    /// anything is sent, and reads no file from a URL that is not a file's.
+    @Test func aJarBuiltWronglyFailsEveryRequestBeforeSending() async throws {
+        try await withServer { server in
+            for (jar, words) in [
+                (CookieJar(maximumPerDomain: 0), "maximumPerDomain is 0"),
+                (CookieJar(maximumCount: -1), "maximumCount is -1"),
+                (CookieJar(file: URL(string: "http://127.0.0.1:9/jar.json")), "must be a file URL"),
+            ] {
+                let client = server.client(URLSessionTransport()) { $0.cookies = .jar(jar) }
+                let error = await #expect(throws: CourierError.self) { try await Self.exchange(client) }
+                #expect(error?.kind == .invalidRequest && error?.message.contains(words) == true, "\(String(describing: error))")
+            }
+            #expect(server.requestCount("GET", "/cookies") == 0)
+        }
+    }
+
     /// The Public Suffix List, as the `publicsuffixlist` package from PyPI keeps it, given to a
     /// jar as its lookup: suffixes the built-in list does not know are refused too.
     @Test func aJarRefusesThePublicSuffixesOfTheMaintainedList() async throws {

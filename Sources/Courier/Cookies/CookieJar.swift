@@ -96,16 +96,19 @@ public final class CookieJar: Sendable {
     /// the process) are kept in `file`, readable by the user alone (0600), written whole and
     /// renamed into place at each change. A missing or unreadable file starts the jar empty.
     /// - Parameters:
-    ///   - maximumPerDomain: the most cookies one domain keeps (at least 1).
-    ///   - maximumCount: the most cookies the jar keeps (at least 1).
+    ///   - file: a file URL; a client given a jar with another URL fails every request with
+    ///     ``CourierError/Kind/invalidRequest``, and the jar reads and writes no file.
+    ///   - maximumPerDomain: the most cookies one domain keeps, at least 1 (a client given a jar
+    ///     with less fails every request with ``CourierError/Kind/invalidRequest``).
+    ///   - maximumCount: the most cookies the jar keeps, at least 1 (the same).
     ///   - isPublicSuffix: whether a domain is a public suffix, such as a lookup in the Public
     ///     Suffix List, besides the short built-in list (see ``CookieJar``).
     public init(
         file: URL? = nil, maximumPerDomain: Int = 50, maximumCount: Int = 3000,
         isPublicSuffix: (@Sendable (String) -> Bool)? = nil
     ) {
-        self.maximumPerDomain = max(1, maximumPerDomain)
-        self.maximumCount = max(1, maximumCount)
+        self.maximumPerDomain = maximumPerDomain
+        self.maximumCount = maximumCount
         self.file = file
         if let isPublicSuffix {
             self.isPublicSuffix = { domain in Self.isKnownPublicSuffix(domain) || isPublicSuffix(domain) }
@@ -113,7 +116,7 @@ public final class CookieJar: Sendable {
             self.isPublicSuffix = Self.isKnownPublicSuffix
         }
         var loaded = State()
-        if let file, let data = try? Data(contentsOf: file), let saved = try? JSONDecoder().decode(JarFile.self, from: data) {
+        if let file, file.isFileURL, let data = try? Data(contentsOf: file), let saved = try? JSONDecoder().decode(JarFile.self, from: data) {
             let now = Date()
             loaded.cookies = saved.cookies.compactMap { $0.cookie }.filter { ($0.expires ?? .distantFuture) > now }
             loaded.nextOrder = (loaded.cookies.map(\.order).max() ?? 0) + 1
@@ -152,6 +155,16 @@ public final class CookieJar: Sendable {
                 $0.path.utf8.count != $1.path.utf8.count ? $0.path.utf8.count > $1.path.utf8.count : $0.order < $1.order
             }
         }
+    }
+
+    /// What is wrong with the jar's settings, for ``ClientConfiguration``'s check.
+    package var problem: String? {
+        if let file, !file.isFileURL {
+            return "its file is \"\(file.absoluteString)\"; it must be a file URL (a file on this device)"
+        }
+        if maximumPerDomain < 1 { return "its maximumPerDomain is \(maximumPerDomain); it must be 1 or more" }
+        if maximumCount < 1 { return "its maximumCount is \(maximumCount); it must be 1 or more" }
+        return nil
     }
 
     /// Whether the jar keeps no cookie.
@@ -204,7 +217,7 @@ public final class CookieJar: Sendable {
         try state.withLock { (state: inout State) throws(CourierError) in
             state.cookies.removeAll()
             state.scope = State.newScope()
-            guard let file, FileManager.default.fileExists(atPath: file.path) else { return }
+            guard let file, file.isFileURL, FileManager.default.fileExists(atPath: file.path) else { return }
             do {
                 try FileManager.default.removeItem(at: file)
             } catch {
@@ -282,6 +295,7 @@ public final class CookieJar: Sendable {
         }
         var perDomain: [String: Int] = [:]
         for cookie in state.cookies { perDomain[cookie.domain, default: 0] += 1 }
+        let maximumPerDomain = max(1, maximumPerDomain), maximumCount = max(1, maximumCount)
         for (domain, count) in perDomain where count > maximumPerDomain {
             let oldest = state.cookies.indices.filter { state.cookies[$0].domain == domain }
                 .sorted { state.cookies[$0].lastUsed < state.cookies[$1].lastUsed }
@@ -301,7 +315,7 @@ public final class CookieJar: Sendable {
     /// Writes the cookies with an expiry to the jar's file. A failure to write leaves the cookies
     /// in memory: they are still sent for as long as the process runs.
     private func save(_ cookies: [Cookie], scope: String) {
-        guard let file else { return }
+        guard let file, file.isFileURL else { return }
         let records = JarFile(scope: scope, cookies: cookies.filter { $0.expires != nil }.map(CookieRecord.init))
         do {
             try FileManager.default.createDirectory(
@@ -318,19 +332,22 @@ public final class CookieJar: Sendable {
     /// Whether `host` domain-matches `domain` (§5.1.3): the same, or a name (not an IP address)
     /// ending in `.domain`.
     static func domainMatches(_ host: String, _ domain: String) -> Bool {
-        if host == domain { return true }
-        guard host.utf8.count > domain.utf8.count, host.hasSuffix(domain),
-              host.utf8[host.utf8.index(host.utf8.endIndex, offsetBy: -domain.utf8.count - 1)] == UInt8(ascii: ".")
+        let host = host.utf8, domain = domain.utf8
+        if host.elementsEqual(domain) { return true }
+        // Byte by byte: String's `hasSuffix` compares canonically equivalent text, whose byte
+        // counts differ (a Kelvin sign is a `K`).
+        guard host.count > domain.count, host.reversed().starts(with: domain.reversed()),
+              host[host.index(host.endIndex, offsetBy: -domain.count - 1)] == UInt8(ascii: ".")
         else { return false }
-        return !isIPAddress(host)
+        return !isIPAddress(String(host))
     }
 
-    /// Whether `requestPath` path-matches `cookiePath` (§5.1.4).
+    /// Whether `requestPath` path-matches `cookiePath` (§5.1.4), byte by byte.
     static func pathMatches(_ requestPath: String, _ cookiePath: String) -> Bool {
-        if requestPath == cookiePath { return true }
-        guard requestPath.hasPrefix(cookiePath) else { return false }
-        if cookiePath.hasSuffix("/") { return true }
-        return requestPath.utf8[requestPath.utf8.index(requestPath.utf8.startIndex, offsetBy: cookiePath.utf8.count)] == UInt8(ascii: "/")
+        let request = requestPath.utf8, cookie = cookiePath.utf8
+        guard request.starts(with: cookie) else { return false }
+        if request.count == cookie.count || cookie.last == UInt8(ascii: "/") { return true }
+        return request[request.index(request.startIndex, offsetBy: cookie.count)] == UInt8(ascii: "/")
     }
 
     /// The path of `url` as sent, percent-encoding kept; `/` when empty.

@@ -112,6 +112,9 @@ enum RequestValidation {
             if let directory = configuration.resumableDownloadsDirectory, !directory.isFileURL {
                 throw invalid("ClientConfiguration.resumableDownloadsDirectory is \(quoted(directory.absoluteString)); it must be a file URL (a folder on this device)")
             }
+            if let jar = configuration.cookies.jar, let problem = jar.problem {
+                throw invalid("ClientConfiguration.cookies is a CookieJar whose \(problem)")
+            }
             guard configuration.redirects.maximumRedirects >= 0 else {
                 throw invalid("ClientConfiguration.redirects.maximumRedirects is \(configuration.redirects.maximumRedirects); it must be 0 or more (0 follows none)")
             }
