@@ -331,13 +331,12 @@ extension APIClient {
         }
         // A write that only invalidates needs the scope and path, not the body's digest. A shared
         // cache has one scope for every user.
-        guard let (draft, urlBase, fallback) = try? cacheKey(for: request, hashingBody: usesCache, shared: freshness.isShared) else { return nil }
+        guard let (draft, urlBase, fallback, cookies) = try? cacheKey(for: request, hashingBody: usesCache, shared: freshness.isShared)
+        else { return nil }
         var headers = configuration.defaultHeaders
         headers.merge(request.headers)
         // The jar's cookies go out with the first hop: a stored `Vary: Cookie` is compared with them.
-        if let jar = cookieJar, !jar.isEmpty, let url = URL(string: urlBase.text), let cookies = jar.header(for: url) {
-            headers.appendCookies(cookies)
-        }
+        if let cookies { headers.appendCookies(cookies) }
         return CachePlan(
             cache: cache, draft: draft, fallback: fallback, urlBase: urlBase, option: option, offline: offline, freshness: freshness, method: request.method,
             usesCache: usesCache, saves: request.shouldSaveInCache, headers: headers,

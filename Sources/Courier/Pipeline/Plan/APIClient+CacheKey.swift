@@ -22,10 +22,11 @@ extension APIClient {
     /// the cookie jar's when the request carries its cookies, else the public one), before its
     /// digest; and the URL before its query, which the wire request reuses. In the jar's scope,
     /// `fallback` is the same key in the public scope, which holds answers to requests that
-    /// carried no cookie: a cookie session may read them, never write them.
+    /// carried no cookie: a cookie session may read them, never write them. `cookies` is the
+    /// jar's `Cookie` field for the request, if any.
     func cacheKey(
         for request: RequestSettings, hashingBody: Bool = true, shared: Bool = false
-    ) throws(CourierError) -> (draft: CacheKey.Draft, urlBase: URLBuilder.Base, fallback: CacheKey.Draft?) {
+    ) throws(CourierError) -> (draft: CacheKey.Draft, urlBase: URLBuilder.Base, fallback: CacheKey.Draft?, cookies: String?) {
         var query = request.query
         var encoded: Data?
         switch request.body.content {
@@ -43,9 +44,10 @@ extension APIClient {
         let base = try URLBuilder.base(prefix: urlPrefix(for: request), path: request.path)
         let url = base.text
         var scope = shared ? CacheKey.publicScope : authentication?.cacheScope ?? CacheKey.publicScope
+        // The `Cookie` field the jar gives the first hop, looked up once for the scope and `Vary`.
+        let cookies = cookieJar.flatMap { jar in jar.isEmpty ? nil : URL(string: url).flatMap(jar.header(for:)) }
         // Signed out but carrying cookies (a cookie session): the jar's own scope, never the public one.
-        if !shared, scope == CacheKey.publicScope, let jar = cookieJar, !jar.isEmpty, let target = URL(string: url),
-           !jar.cookies(for: target).isEmpty {
+        if !shared, scope == CacheKey.publicScope, cookies != nil, let jar = cookieJar {
             scope = jar.cacheScope
         }
         let fallbackScope = scope.hasPrefix("cookies-") ? CacheKey.publicScope : nil
@@ -74,6 +76,6 @@ extension APIClient {
                 hasher.add(tag: 0)
             }
         }
-        return (draft, base, fallback)
+        return (draft, base, fallback, cookies)
     }
 }
