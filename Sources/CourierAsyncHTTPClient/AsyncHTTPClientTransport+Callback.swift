@@ -43,10 +43,9 @@ extension AsyncHTTPClientTransport: NetworkTransport {
             completion(.failure(Self.courierError(for: error, request: request)))
             return
         }
-        let resend: (@Sendable () -> Void)? = mayResend
-            ? { @Sendable in self.start(request, observer: observer, control: control, mayResend: false, completion: completion) } : nil
         let delegate = ResponseDelegate(
-            transport: self, request: request, observer: observer, resend: resend, unwantedBody: unwanted, completion: completion)
+            transport: self, request: request, observer: observer, resendControl: mayResend ? control : nil, unwantedBody: unwanted,
+            completion: completion)
         let task = (pinned.client(for: request.url) ?? client).execute(request: wire, delegate: delegate, eventLoop: .indifferent, deadline: nil)
         delegate.started(task, sweep: idleSweeps[ObjectIdentifier(task.eventLoop)] ?? fallbackSweep)
         task.futureResult.whenComplete { delegate.ended($0) }

@@ -168,12 +168,34 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         let headAt = ContinuousClock.now
         var headers = Courier.HTTPHeaders()
         headers.reserveCapacity(fields.count)
-        for field in fields { headers.add(name: field.name, value: field.value) }
-        let encoded = ResponseFraming.isEncoded(headers)
+        // The framing fields are noted on the way (a name of another length costs one comparison),
+        // so that the usual answer, one plain Content-Length and no coding, is not read again.
+        var lengths = 0
+        var length: String?
+        var coded = false
+        for field in fields {
+            headers.add(name: field.name, value: field.value)
+            switch field.name.utf8.count {
+            case 14 where field.name.caseInsensitiveEquals("Content-Length"):
+                lengths += 1
+                length = field.value
+            case 16 where field.name.caseInsensitiveEquals("Content-Encoding"):
+                coded = true
+            default:
+                break
+            }
+        }
+        let encoded = coded && ResponseFraming.isEncoded(headers)
         if encoded, decodesCompressedBodies {
             headers = try Self.decodedHeaders(headers, status: Int(status.code), request: request)
         }
-        let expected = encoded ? nil : try ResponseFraming.declaredLength(headers, url: request.url)
+        let expected: Int64? = if encoded || lengths == 0 {
+            nil
+        } else if lengths == 1, let length, let plain = ResponseFraming.plainDigits(length) {
+            plain
+        } else {
+            try ResponseFraming.declaredLength(headers, url: request.url)
+        }
         var response = TransportResponse(url: request.url, statusCode: Int(status.code), headers: headers)
         response.headersReceivedAt = headAt
         return (response, expected)

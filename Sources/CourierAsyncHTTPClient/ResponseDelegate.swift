@@ -42,9 +42,9 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
     private let request: TransportRequest
     private let observer: TransferObserver
     private let idleTimeout: TimeAmount
-    /// Sends the request again, in place of failing, when its connection closes before any of the
-    /// answer came; `nil` when it may not be sent again.
-    private let resend: (@Sendable () -> Void)?
+    /// The control to send the request again under, in place of failing, when its connection
+    /// closes before any of the answer came; `nil` when it may not be sent again.
+    private let resendControl: ExchangeControl?
     /// Ends a request body still going out once an answer of 300 or more has come whole; `nil`
     /// for a request without a body.
     private let unwantedBody: UnwantedBody?
@@ -52,13 +52,13 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
 
     init(
         transport: AsyncHTTPClientTransport, request: TransportRequest, observer: TransferObserver,
-        resend: (@Sendable () -> Void)?, unwantedBody: UnwantedBody? = nil,
+        resendControl: ExchangeControl?, unwantedBody: UnwantedBody? = nil,
         completion: @escaping @Sendable (Result<TransportResponse, any Error>) -> Void
     ) {
         self.transport = transport
         self.request = request
         self.observer = observer
-        self.resend = resend
+        self.resendControl = resendControl
         self.unwantedBody = unwantedBody
         idleTimeout = .nanoseconds(request.timeoutNanoseconds)
         state = Locked(State(completion: completion))
@@ -120,9 +120,9 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
             return (state.completion, state.live, state.sweep, state.body != nil, state.body?.received ?? 0, state.body?.expected)
         }
         sweep?.unwatch(self)
-        if !headReceived, let resend, completion != nil, case .failure(let error) = result,
+        if !headReceived, let resendControl, let completion, case .failure(let error) = result,
            AsyncHTTPClientTransport.closedBeforeAnswering(error) {
-            resend()
+            transport.start(request, observer: observer, control: resendControl, mayResend: false, completion: completion)
             return
         }
         if !headReceived, let completion, case .failure(let error) = result, ChainDiagnosis.applies(to: error),

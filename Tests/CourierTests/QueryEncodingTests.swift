@@ -8,6 +8,20 @@ import Testing
         #expect(query == "a=x%20y&b=2&c=true&d=1.5&e=&f=-3")
     }
 
+    /// One parameter alone takes a path of its own (no sorting, the name written in place).
+    @Test func oneParameterOfEachKind() throws {
+        #expect(try QueryStringEncoder.encode(["a b": "c&d"]) == "a%20b=c%26d")
+        #expect(try QueryStringEncoder.encode(["n": -3]) == "n=-3")
+        #expect(try QueryStringEncoder.encode(["d": 1.5]) == "d=1.5")
+        #expect(try QueryStringEncoder.encode(["t": false]) == "t=false")
+        #expect(try QueryStringEncoder.encode(["e": nil]) == "e=")
+        #expect(try QueryStringEncoder.encode(["a[]": ["x", "y"]]) == "a%5B%5D%5B%5D=x&a%5B%5D%5B%5D=y")
+        #expect(try QueryStringEncoder.encode(["o": ["k": 1]]) == "o%5Bk%5D=1")
+        #expect(try QueryStringEncoder.encode(["tags": []]) == "")
+        #expect(throws: (any Error).self) { try QueryStringEncoder.encode(["f": .data(Data([1]))]) }
+        #expect(throws: (any Error).self) { try QueryStringEncoder.encode(["n": .double(.nan)]) }
+    }
+
     @Test func interpolatedStringsAreParameters() throws {
         let index = 3
         let parameters: Parameters = ["note": "upload \(index)", "list": ["item \(index + 1)"]]

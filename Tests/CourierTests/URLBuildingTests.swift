@@ -23,6 +23,8 @@ import Testing
         ("https://api.example.com", "v1", "users/", "https://api.example.com/v1/users/"),
         ("https://api.example.com", "v1", "", "https://api.example.com/v1"),
         ("http://127.0.0.1:8080", "v1", "users", "http://127.0.0.1:8080/v1/users"),
+        ("https://api.example.com", "", "", "https://api.example.com/"),
+        ("https://api.example.com//", "/", "/", "https://api.example.com/"),
     ])
     func joinsWithExactlyOneSlash(base: String, apiPath: String, path: String, expected: String) throws {
         #expect(try url(base: base, apiPath: apiPath, path: path) == expected)
@@ -59,6 +61,10 @@ import Testing
         #expect(try url(base: "https://a.example", path: "search?q=a b", query: ["page": 2]) == "https://a.example/search?q=a%20b&page=2")
         #expect(try url(base: "https://a.example", path: "search?", query: ["page": 2]) == "https://a.example/search?page=2")
         #expect(try url(base: "https://a.example", path: "x#frag") == "https://a.example/x")
+        #expect(try url(base: "https://a.example", path: "", query: ["q": "a"]) == "https://a.example/?q=a")
+        #expect(try url(base: "https://a.example", path: "x", query: ["tags": []]) == "https://a.example/x")
+        #expect(try url(base: "https://a.example", path: "x?y=1", query: ["tags": [], "z": 2]) == "https://a.example/x?y=1&z=2")
+        #expect(try url(base: "https://a.example", path: "x", query: ["tags": ["a"]]) == "https://a.example/x?tags%5B%5D=a")
     }
 
     @Test func perRequestBaseURLAndAPIPath() throws {

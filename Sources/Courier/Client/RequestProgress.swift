@@ -23,6 +23,9 @@ struct RequestProgress: Sendable {
         transfer = TransferObserver(upload: reportUpload, download: download.map { $0.report })
     }
 
+    /// Whether either direction reports progress (``flush()`` has nothing to wait for otherwise).
+    var hasRelays: Bool { upload != nil || download != nil }
+
     /// Returns once every report made so far has been delivered.
     func flush() async {
         await upload?.flush()

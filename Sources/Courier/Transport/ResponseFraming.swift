@@ -29,7 +29,7 @@ package enum ResponseFraming {
     }
 
     /// The value of `text` when it is 1 to 18 ASCII digits and nothing else.
-    private static func plainDigits(_ text: String) -> Int64? {
+    package static func plainDigits(_ text: String) -> Int64? {
         let utf8 = text.utf8
         guard !utf8.isEmpty, utf8.count <= 18 else { return nil }
         var value: Int64 = 0

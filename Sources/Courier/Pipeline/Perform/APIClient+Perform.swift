@@ -41,7 +41,9 @@ extension APIClient {
                 }
                 authentication?.capture(from: response)
                 log(record.id, response)
-                if !refreshedCredentials, try await refreshed(after: response, sentVersion: credentialsVersion) {
+                // Checked before the call: an async call costs a frame on the task's allocator,
+                // and nearly every answer is not a 401.
+                if !refreshedCredentials, response.statusCode == 401, try await refreshed(after: response, sentVersion: credentialsVersion) {
                     refreshedCredentials = true
                     continue
                 }
@@ -57,7 +59,7 @@ extension APIClient {
                 if response.statusCode == 304, let stored = record.revalidating {
                     response = stored.revalidated(by: response, excluding: configuration.authenticationHeaders)
                 }
-                await observer.flush()
+                if observer.hasRelays { await observer.flush() }
                 if let delegate = configuration.delegate {
                     await delegate.client(self, didReceive: response, for: wire)
                     if let rejection = await delegate.client(self, errorFor: response, request: wire) {

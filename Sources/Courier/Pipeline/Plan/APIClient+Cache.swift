@@ -223,11 +223,34 @@ extension APIClient {
     func serve<Value>(
         _ request: Request<Value>, record: inout RequestRecord, cached: ((Response<Value>) async -> Void)?
     ) async throws(CourierError) -> Response<Value> {
-        var settings = request.settings
-        let plan = try cachePlan(for: settings)
+        let plan = try cachePlan(for: request.settings)
         record.urlBase = plan?.urlBase
+        guard let plan else {
+            // No cache in the way. The cache's path is a function of its own: in unspecialized
+            // code each of its generic values is one more allocation on the task, made on entry.
+            return try networkAnswer(try await perform(request.settings, record: &record), for: request, record: record)
+        }
+        return try await serve(request, plan: plan, record: &record, cached: cached)
+    }
+
+    /// The network's `response` decoded; a failure to decode comes out completed.
+    private func networkAnswer<Value>(
+        _ response: TransportResponse, for request: Request<Value>, record: RequestRecord
+    ) throws(CourierError) -> Response<Value> {
+        do {
+            return try decode(response, for: request, record: record, source: .network)
+        } catch {
+            throw complete(error, record: record)
+        }
+    }
+
+    /// ``serve(_:record:cached:)`` for a request the cache takes part in, as `plan` says.
+    private func serve<Value>(
+        _ request: Request<Value>, plan: CachePlan, record: inout RequestRecord, cached: ((Response<Value>) async -> Void)?
+    ) async throws(CourierError) -> Response<Value> {
+        var settings = request.settings
         var stored: CachedResponse?
-        if let plan, plan.reads {
+        if plan.reads {
             if let entry = plan.cache.usesStore ? await plan.storedResponse() : plan.storedResponseOnDisk(),
                let response = try? decode(plan.served(entry).transportResponse, for: request, record: record, source: .cache) {
                 recordCache("hit", record)
@@ -260,29 +283,21 @@ extension APIClient {
         }
         do throws(CourierError) {
             let response = try await perform(settings, record: &record)
-            if let plan, let stored, Self.isServerFailure(response.statusCode),
+            if let stored, Self.isServerFailure(response.statusCode),
                plan.freshness.servesOnError(stored, request: plan.control),
                let answer = try? decode(plan.served(stored).transportResponse, for: request, record: record, source: .cache) {
                 recordCache("stale", record)
                 return answer
             }
-            let decoded: Response<Value>
-            do {
-                decoded = try decode(response, for: request, record: record, source: .network)
-            } catch {
-                throw complete(error, record: record)
+            let decoded = try networkAnswer(response, for: request, record: record)
+            if !revalidatedUnchanged(response, record: record, freshness: plan.freshness) {
+                let failedBefore = plan.storeFailed
+                await self.record(response, method: settings.method, plan: plan)
+                if plan.storeFailed, !failedBefore { recordCache("store_failed", record) }
             }
-            if let plan {
-                if !revalidatedUnchanged(response, record: record, freshness: plan.freshness) {
-                    let failedBefore = plan.storeFailed
-                    await self.record(response, method: settings.method, plan: plan)
-                    if plan.storeFailed, !failedBefore { recordCache("store_failed", record) }
-                }
-                if record.revalidating != nil, record.statusCode == 304 { recordCache("revalidated", record) }
-            }
+            if record.revalidating != nil, record.statusCode == 304 { recordCache("revalidated", record) }
             return decoded
         } catch {
-            guard let plan else { throw error }
             // stale-if-error: the network failed, or answered with a server failure.
             if let stored, error.kind.isNetworkFailure
                 || error.kind.status.map(Self.isServerFailure) == true,

@@ -22,6 +22,9 @@ enum URLBuilder {
         let baseProblem: CourierError?
         /// Whether ``text`` has `.` or `..` segments to resolve.
         let hasDotSegments: Bool
+        /// Whether ``text`` has a path (a `/` after its host), so that a URL on it needs no `/`
+        /// added for an empty path.
+        let hasPath: Bool
 
         init(baseURL: URL, apiPath: String) {
             do throws(CourierError) {
@@ -39,6 +42,7 @@ enum URLBuilder {
                 PercentEncoding.encodePath(String(Substring(apiPath).trimmingSlashes(leading: true))),
             ].filter { !$0.isEmpty }.joined(separator: "/")
             hasDotSegments = URLBuilder.resolvingDotSegments(in: text) != text
+            hasPath = URLBuilder.lacksPath(text) == false
         }
     }
 
@@ -58,14 +62,20 @@ enum URLBuilder {
     static func url(_ base: Base, prefix: Prefix, query: Parameters) throws(CourierError) -> URL {
         if !base.ownBase, let problem = prefix.baseProblem { throw problem }
         var text = base.text
-        do {
-            let encoded = try QueryStringEncoder.encode(query)
-            if !encoded.isEmpty {
-                text += base.hasQuery ? "&" : "?"
-                text += encoded
+        if !query.isEmpty {
+            // Built as bytes, read as a string once: appending to a string costs more.
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(base.text.utf8.count + 1 + 32 * query.count)
+            bytes.append(contentsOf: base.text.utf8)
+            bytes.append(base.hasQuery ? UInt8(ascii: "&") : UInt8(ascii: "?"))
+            let start = bytes.count
+            do {
+                try QueryStringEncoder.append(query, to: &bytes)
+            } catch {
+                throw CourierError(.encodingFailed, "The query parameters cannot be encoded: \(error)", underlyingError: error)
             }
-        } catch {
-            throw CourierError(.encodingFailed, "The query parameters cannot be encoded: \(error)", underlyingError: error)
+            // Parameters that encode to nothing (an empty array) add no separator either.
+            if bytes.count > start { text = String(decoding: bytes, as: UTF8.self) }
         }
         guard let url = URL(string: text) else {
             throw CourierError(.invalidURL, "\"\(text)\" is not a valid URL.")
@@ -91,6 +101,8 @@ enum URLBuilder {
         var text: String
         // Whether `text` may have `.` or `..` segments: a path with no `.` adds none to the prefix.
         var mayHaveDotSegments = true
+        // Whether `text` may lack a path: a relative path on a prefix that has one cannot.
+        var mayLackPath = true
         let schemeEnd = Self.schemeSeparator(in: pathPart)
         let lowered = schemeEnd == nil ? "" : pathPart.prefix(8).lowercased()
         if lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let schemeEnd {
@@ -101,20 +113,20 @@ enum URLBuilder {
             throw CourierError(.invalidURL, "The path \"\(path)\" names a scheme other than http or https.")
         } else {
             let tail = PercentEncoding.encodePath(String(pathPart.trimmingSlashes(leading: true, trailing: false)))
-            text = String()
-            text.reserveCapacity(prefix.text.utf8.count + tail.utf8.count + 32)
-            text += prefix.text
-            if !prefix.text.isEmpty, !tail.isEmpty { text += "/" }
-            text += tail
+            // Built as bytes, read as a string once: appending to a string costs more.
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(prefix.text.utf8.count + 1 + tail.utf8.count)
+            bytes.append(contentsOf: prefix.text.utf8)
+            if !prefix.text.isEmpty, !tail.isEmpty { bytes.append(UInt8(ascii: "/")) }
+            bytes.append(contentsOf: tail.utf8)
+            text = String(decoding: bytes, as: UTF8.self)
             mayHaveDotSegments = prefix.hasDotSegments || tail.utf8.contains(UInt8(ascii: "."))
+            mayLackPath = !prefix.hasPath && tail.isEmpty
         }
         if mayHaveDotSegments { text = Self.resolvingDotSegments(in: text) }
         // An http(s) URL with no path means `/` (RFC 3986 §6.2.3): sent and recorded as `/`, so a
         // request for a site's root is the same whether its path was "" or "/".
-        if let schemeEnd = text.utf8.firstIndex(of: UInt8(ascii: ":")),
-           !text.utf8[schemeEnd...].dropFirst(3).contains(UInt8(ascii: "/")) {
-            text += "/"
-        }
+        if mayLackPath, Self.lacksPath(text) { text += "/" }
         if let ownQuery {
             text += "?"
             text += ownQuery
@@ -159,6 +171,12 @@ enum URLBuilder {
             }
         }
         return String(text[..<pathStart]) + "/" + kept.joined(separator: "/")
+    }
+
+    /// Whether `text`, a URL, has no `/` after its scheme's `://` (no path at all).
+    static func lacksPath(_ text: String) -> Bool {
+        guard let schemeEnd = text.utf8.firstIndex(of: UInt8(ascii: ":")) else { return false }
+        return !text.utf8[schemeEnd...].dropFirst(3).contains(UInt8(ascii: "/"))
     }
 
     /// The range of the first `://`, found byte by byte (the generic `firstRange(of:)` costs
