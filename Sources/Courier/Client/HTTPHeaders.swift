@@ -109,6 +109,9 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// Sets every field of `other`, replacing fields of the same names here.
     mutating func merge(_ other: HTTPHeaders) {
+        // Most requests bring no headers of their own, or replace into an empty list.
+        if other.fields.isEmpty { return }
+        if fields.isEmpty { return fields = other.fields }
         for name in Set(other.fields.map { $0.name.lowercased() }) { remove(name) }
         fields.append(contentsOf: other.fields)
     }

@@ -27,7 +27,9 @@ package enum PercentEncoding {
     /// Encodes a URL path: bytes allowed in a path are kept, a valid `%XX` escape is kept as it is,
     /// everything else (spaces, non-ASCII, a stray `%`) is escaped.
     static func encodePath(_ string: String) -> String {
-        if string.utf8.allSatisfy({ isUnreserved($0) || pathExtras.contains($0) }) { return string }
+        // In the string's own storage when it has one (most paths need no escape at all).
+        let allowed: (UInt8) -> Bool = { isUnreserved($0) || pathExtras.contains($0) }
+        if string.utf8.withContiguousStorageIfAvailable({ $0.allSatisfy(allowed) }) ?? string.utf8.allSatisfy(allowed) { return string }
         let bytes = Array(string.utf8)
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)

@@ -15,8 +15,9 @@ import Foundation
 enum URLBuilder {
     /// The part of a URL that every request on one base URL and API path shares: the base URL
     /// without query, fragment or trailing slashes, joined to the percent-encoded API path. A
-    /// client makes its own once.
-    struct Prefix: Sendable {
+    /// client makes its own once. A class: every request reads it, and a copy of a class is one
+    /// reference where a copy of the struct was one for each field.
+    final class Prefix: Sendable {
         let text: String
         /// Why the base URL cannot be used (not an absolute http or https URL with a host), if so.
         let baseProblem: CourierError?
@@ -37,12 +38,13 @@ enum URLBuilder {
             if let cut = base.utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
                 base = String(base[..<cut])
             }
-            text = [
+            let joined = [
                 String(Substring(base).trimmingSlashes(leading: false)),
                 PercentEncoding.encodePath(String(Substring(apiPath).trimmingSlashes(leading: true))),
             ].filter { !$0.isEmpty }.joined(separator: "/")
-            hasDotSegments = URLBuilder.resolvingDotSegments(in: text) != text
-            hasPath = URLBuilder.lacksPath(text) == false
+            text = joined
+            hasDotSegments = URLBuilder.resolvingDotSegments(in: joined) != joined
+            hasPath = URLBuilder.lacksPath(joined) == false
         }
     }
 
@@ -91,9 +93,9 @@ enum URLBuilder {
         var pathPart = Substring(path)
         // Searches are on UTF-8 bytes: the separators are ASCII, and Character searches cost
         // grapheme breaking on every request.
-        if let hash = pathPart.utf8.firstIndex(of: UInt8(ascii: "#")) { pathPart = pathPart[..<hash] }
+        if let hash = Self.firstIndex(of: UInt8(ascii: "#"), in: pathPart) { pathPart = pathPart[..<hash] }
         var ownQuery: String?
-        if let mark = pathPart.utf8.firstIndex(of: UInt8(ascii: "?")) {
+        if let mark = Self.firstIndex(of: UInt8(ascii: "?"), in: pathPart) {
             let existing = pathPart[pathPart.utf8.index(after: mark)...]
             if !existing.isEmpty { ownQuery = PercentEncoding.encodeQuery(String(existing)) }
             pathPart = pathPart[..<mark]
@@ -179,12 +181,23 @@ enum URLBuilder {
         return !text.utf8[schemeEnd...].dropFirst(3).contains(UInt8(ascii: "/"))
     }
 
+    /// The index of the first `byte` in `text`, searched in the string's own storage when it has
+    /// one: a search of a substring's UTF-8 view, index by index, cost more than the rest of a
+    /// short path's handling.
+    static func firstIndex(of byte: UInt8, in text: Substring) -> Substring.Index? {
+        let utf8 = text.utf8
+        guard let offset = utf8.withContiguousStorageIfAvailable({ $0.firstIndex(of: byte) }) else {
+            return utf8.firstIndex(of: byte)
+        }
+        return offset.map { utf8.index(utf8.startIndex, offsetBy: $0) }
+    }
+
     /// The range of the first `://`, found byte by byte (the generic `firstRange(of:)` costs
     /// microseconds per call).
     static func schemeSeparator(in text: Substring) -> Range<Substring.Index>? {
         let utf8 = text.utf8
         var index = utf8.startIndex
-        while let colon = utf8[index...].firstIndex(of: UInt8(ascii: ":")) {
+        while let colon = firstIndex(of: UInt8(ascii: ":"), in: text[index...]) {
             let first = utf8.index(after: colon)
             guard first < utf8.endIndex else { return nil }
             let second = utf8.index(after: first)
