@@ -160,10 +160,10 @@ public final class CookieJar: Sendable {
     /// What is wrong with the jar's settings, for ``ClientConfiguration``'s check.
     package var problem: String? {
         if let file, !file.isFileURL {
-            return "its file is \"\(file.absoluteString)\"; it must be a file URL (a file on this device)"
+            return "file is \"\(file.absoluteString)\"; it must be a file URL (a file on this device)"
         }
-        if maximumPerDomain < 1 { return "its maximumPerDomain is \(maximumPerDomain); it must be 1 or more" }
-        if maximumCount < 1 { return "its maximumCount is \(maximumCount); it must be 1 or more" }
+        if maximumPerDomain < 1 { return "maximumPerDomain is \(maximumPerDomain); it must be 1 or more" }
+        if maximumCount < 1 { return "maximumCount is \(maximumCount); it must be 1 or more" }
         return nil
     }
 
@@ -332,14 +332,14 @@ public final class CookieJar: Sendable {
     /// Whether `host` domain-matches `domain` (§5.1.3): the same, or a name (not an IP address)
     /// ending in `.domain`.
     static func domainMatches(_ host: String, _ domain: String) -> Bool {
-        let host = host.utf8, domain = domain.utf8
-        if host.elementsEqual(domain) { return true }
+        let hostBytes = host.utf8, domainBytes = domain.utf8
+        if hostBytes.elementsEqual(domainBytes) { return true }
         // Byte by byte: String's `hasSuffix` compares canonically equivalent text, whose byte
         // counts differ (a Kelvin sign is a `K`).
-        guard host.count > domain.count, host.reversed().starts(with: domain.reversed()),
-              host[host.index(host.endIndex, offsetBy: -domain.count - 1)] == UInt8(ascii: ".")
+        guard hostBytes.count > domainBytes.count, hostBytes.reversed().starts(with: domainBytes.reversed()),
+              hostBytes[hostBytes.index(hostBytes.endIndex, offsetBy: -domainBytes.count - 1)] == UInt8(ascii: ".")
         else { return false }
-        return !isIPAddress(String(host))
+        return !isIPAddress(host)
     }
 
     /// Whether `requestPath` path-matches `cookiePath` (§5.1.4), byte by byte.

@@ -46,11 +46,13 @@ extension APIClient {
         var scope = shared ? CacheKey.publicScope : authentication?.cacheScope ?? CacheKey.publicScope
         // The `Cookie` field the jar gives the first hop, looked up once for the scope and `Vary`.
         let cookies = cookieJar.flatMap { jar in jar.isEmpty ? nil : URL(string: url).flatMap(jar.header(for:)) }
-        // Signed out but carrying cookies (a cookie session): the jar's own scope, never the public one.
+        // Signed out but carrying cookies (a cookie session): the jar's own scope, never the public
+        // one, which the session still reads.
+        var fallbackScope: String?
         if !shared, scope == CacheKey.publicScope, cookies != nil, let jar = cookieJar {
             scope = jar.cacheScope
+            fallbackScope = CacheKey.publicScope
         }
-        let fallbackScope = scope.hasPrefix("cookies-") ? CacheKey.publicScope : nil
         let (draft, fallback) = CacheKey.drafts(method: request.method, url: url, query: query, scope: scope, fallbackScope: fallbackScope) { hasher in
             guard hashingBody else { return hasher.add(tag: 0) }
             switch request.body.content {
