@@ -158,6 +158,24 @@ struct UploadResumeTests {
         }
     }
 
+    /// A file rewritten between two calls with its length and date as they were is told apart by
+    /// the digest kept when the first call ended unfinished: a new upload, the server's copy the
+    /// new bytes.
+    @Test(arguments: TransportKind.allCases)
+    func aFileRewrittenWithItsOldDateStartsANewUpload(kind: TransportKind) async throws {
+        try await Self.withTus(kind) { client, directory in
+            let date = Date(timeIntervalSince1970: 1_700_000_000)
+            let file = try Self.file(3 << 20, in: directory)
+            try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: file.path)
+            let kept = try await Self.uploadPart(client, Request(.post, "files/"), file: file, identifier: "rewritten", chunkSize: 1 << 20, until: 1 << 20)
+            _ = try Self.file(3 << 20, in: directory, seed: 99)
+            try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: file.path)
+            let answer = try await client.upload(Request(.post, "files/"), from: file, resuming: "rewritten", chunkSize: 1 << 20)
+            #expect(answer.url != kept.uploadURL, "the kept upload holds the old bytes")
+            #expect(try await Self.stored(client, at: answer.url).sha256 == (try Self.sha256(file)))
+        }
+    }
+
     /// An upload the server forgot (expired) starts over once, and completes.
     @Test(arguments: TransportKind.allCases)
     func anExpiredUploadStartsOver(kind: TransportKind) async throws {

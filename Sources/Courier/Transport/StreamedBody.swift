@@ -53,25 +53,9 @@ public struct StreamedBody: Sendable, Hashable {
         self.contentType = contentType
     }
 
-    /// Called with each piece read from a file segment and the piece's offset in its file, on
-    /// the thread that reads it: the package's resumable uploads hash what they send this way. A
-    /// body read again starts again from its first segment's offset.
-    package var fileReadTap: FileReadTap?
-
     /// The total length in bytes.
     public var length: Int64 {
         segments.reduce(0) { total, segment in total + segment.length }
-    }
-
-    /// Whether two bodies send the same segments with the same `Content-Type`.
-    public static func == (lhs: StreamedBody, rhs: StreamedBody) -> Bool {
-        lhs.segments == rhs.segments && lhs.contentType == rhs.contentType && lhs.fileReadTap === rhs.fileReadTap
-    }
-
-    /// Hashes the segments and the `Content-Type`.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(segments)
-        hasher.combine(contentType)
     }
 
     /// The pieces of the body, at most `chunkSize` bytes each, read from the files only when the
@@ -103,7 +87,7 @@ public struct StreamedBody: Sendable, Hashable {
         let chunkSize: Int
 
         /// A reader positioned at the start.
-        package func makeIterator() -> Iterator { Iterator(segments: body.segments, chunkSize: chunkSize, tap: body.fileReadTap) }
+        package func makeIterator() -> Iterator { Iterator(segments: body.segments, chunkSize: chunkSize) }
     }
 
     /// Reads the body in order. A file shorter than its declared length is an error (it changed
@@ -111,18 +95,14 @@ public struct StreamedBody: Sendable, Hashable {
     package struct Iterator {
         let segments: [Segment]
         let chunkSize: Int
-        let tap: FileReadTap?
         private var index = 0
         private var offset = 0
         private var handle: FileHandle?
         private var remaining: Int64 = 0
-        /// Where the next read of the open file starts.
-        private var fileOffset: Int64 = 0
 
-        init(segments: [Segment], chunkSize: Int, tap: FileReadTap? = nil) {
+        init(segments: [Segment], chunkSize: Int) {
             self.segments = segments
             self.chunkSize = max(1, chunkSize)
-            self.tap = tap
         }
 
         /// The next piece, or `nil` at the end.
@@ -146,7 +126,6 @@ public struct StreamedBody: Sendable, Hashable {
                         let opened = try FileHandle(forReadingFrom: url)
                         handle = opened
                         if start > 0 { try opened.seek(toOffset: UInt64(start)) }
-                        fileOffset = start
                         remaining = length
                     }
                     if let handle, remaining > 0 {
@@ -157,9 +136,7 @@ public struct StreamedBody: Sendable, Hashable {
                                 NSLocalizedDescriptionKey: "\(url.path) ended \(remaining) bytes early: it changed while it was being sent",
                             ])
                         }
-                        tap?.read(chunk, at: fileOffset)
                         remaining -= Int64(chunk.count)
-                        fileOffset += Int64(chunk.count)
                         return chunk
                     }
                     try handle?.close()
@@ -171,15 +148,6 @@ public struct StreamedBody: Sendable, Hashable {
             return nil
         }
     }
-}
-
-/// What sees a ``StreamedBody``'s file pieces as they are read (``StreamedBody/fileReadTap``).
-package final class FileReadTap: Sendable {
-    private let body: @Sendable (Data, Int64) -> Void
-
-    package init(_ body: @escaping @Sendable (Data, Int64) -> Void) { self.body = body }
-
-    func read(_ piece: Data, at offset: Int64) { body(piece, offset) }
 }
 
 extension CourierError {

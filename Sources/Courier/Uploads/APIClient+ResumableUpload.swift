@@ -21,9 +21,12 @@ extension APIClient {
     /// - A failure on the way resumes under the request's or client's ``RetryPolicy`` (for every
     ///   step, whatever its method: the offset is always learnt again first); its attempts count
     ///   from the last one that moved the upload on.
-    /// - What is kept: the upload's URL, the file's length and modification date, the SHA-256 of the
-    ///   part the server confirmed, and that offset. A file that changed since (another length or
-    ///   date, or a confirmed part that reads differently) starts a new upload.
+    /// - What is kept: the upload's URL, the file's length and modification date, the offset the
+    ///   server confirmed, and the SHA-256 of the part it confirmed. The digest is taken when a call
+    ///   ends with the upload unfinished, not while the bytes go out; after a process was killed part
+    ///   way, it covers what the last call that ended kept, and the length and date vouch for the
+    ///   rest. A file that changed since (another length or date, or a hashed part that reads
+    ///   differently) starts a new upload.
     ///   ``resumableUploads()`` lists what is kept; ``logout()`` erases the user's.
     /// - Upload progress counts the bytes sent against the file's length, as they go; after a
     ///   failure it holds until the bytes sent again pass where it stood.
@@ -174,11 +177,13 @@ struct ResumableUploadRun {
         // confirmed part that still reads the same.
         if let kept = record {
             if uploadProtocol == .discovered { self.uploadProtocol = ResumableUploadProtocol.named(kept.protocolName) ?? .discovered }
+            let hashed = kept.hashed ?? kept.confirmed
             var same = kept.protocolName == self.uploadProtocol.name && kept.file == file.path && kept.size == size && kept.modified == modified
-                && (0...size).contains(kept.confirmed)
+                && (0...size).contains(kept.confirmed) && (0...kept.confirmed).contains(hashed)
             if same {
-                try digest.cover(upTo: kept.confirmed)
+                try digest.cover(upTo: hashed)
                 same = digest.hex == kept.sentSHA256
+                record?.hashed = hashed
             }
             if !same {
                 store.discard(identifier, scope: scope)
@@ -211,7 +216,10 @@ struct ResumableUploadRun {
                 guard let delay = schedule.resume(
                     after: error, reached: &confirmed, now: record?.confirmed ?? 0,
                     resumes: error.kind != .invalidRequest && error.kind != .invalidResponse)
-                else { throw error }
+                else {
+                    keepDigest()
+                    throw error
+                }
                 try? await schedule.wait(delay)  // a cancellation ends the wait; the next step then fails as cancelled
             }
         }
@@ -239,7 +247,6 @@ struct ResumableUploadRun {
                     continue
                 }
                 let offset = try confirmedOffset(in: head, sent: max(current.confirmed, current.sending))
-                try digest.cover(upTo: offset)
                 try confirm(offset, in: &current)
                 needsOffset = false
                 // Whole. A draft upload is complete only once a request said so: when the one that
@@ -247,7 +254,6 @@ struct ResumableUploadRun {
                 if offset == size, uploadProtocol == .tus || head.headers["Upload-Complete"] == "?1" { return head }
             }
             let start = current.confirmed
-            if digest.covered != start { try digest.cover(upTo: start) }
             try checkUnchanged()
             current.sending = start + min(chunkSize, size - start)
             try store.save(current, identifier, scope: scope)
@@ -274,7 +280,6 @@ struct ResumableUploadRun {
                 continue
             }
             let offset = try confirmedOffset(in: answer, sent: current.sending)
-            try digest.cover(upTo: offset)
             if offset == size {
                 try confirm(offset, in: &current)
                 return answer
@@ -331,7 +336,7 @@ struct ResumableUploadRun {
         }
         var fresh = UploadStore.Record(
             protocolName: uploadProtocol.name, uploadURL: url.absoluteString, file: file.path, size: size, modified: modified,
-            confirmed: 0, sentSHA256: digest.hex, sending: firstPiece)
+            confirmed: 0, sentSHA256: digest.hex, hashed: 0, sending: firstPiece)
         try store.save(fresh, identifier, scope: scope)
         record = fresh
         needsOffset = false
@@ -342,7 +347,6 @@ struct ResumableUploadRun {
                 return created
             }
             let offset = try confirmedOffset(in: created, sent: firstPiece)
-            try digest.cover(upTo: offset)
             try confirm(offset, in: &fresh)
         }
         return created
@@ -381,11 +385,9 @@ struct ResumableUploadRun {
         }
     }
 
-    /// The file's bytes from `start` to `end`, streamed as a request's body, hashed as they are read.
+    /// The file's bytes from `start` to `end`, streamed as a request's body.
     private func piece(from start: Int64, to end: Int64, contentType: String) -> StreamedBody {
-        var body = StreamedBody(segments: [.file(file, from: start, length: end - start)], contentType: contentType)
-        body.fileReadTap = digest.tap(from: start)
-        return body
+        StreamedBody(segments: [.file(file, from: start, length: end - start)], contentType: contentType)
     }
 
     /// One request of the upload, through the pipeline, its failures left to the upload.
@@ -451,14 +453,29 @@ struct ResumableUploadRun {
         return offset
     }
 
-    /// Keeps `offset` as confirmed, the digest covering the file up to it, and reports it.
+    /// Keeps `offset` as confirmed, and reports it.
     private mutating func confirm(_ offset: Int64, in current: inout UploadStore.Record) throws(CourierError) {
         current.confirmed = offset
         current.sending = offset
-        current.sentSHA256 = digest.hex
         try store.save(current, identifier, scope: scope)
         record = current
         progress?.report(TransferProgress(completed: offset, total: size))
+    }
+
+    /// Keeps the SHA-256 of the confirmed part, for a later call to check the file against, when a
+    /// call ends with the upload unfinished. A file that cannot be read then leaves the digest kept
+    /// before, which still holds for the bytes it covers.
+    private mutating func keepDigest() {
+        guard var current = record, current.hashed != current.confirmed else { return }
+        do throws(CourierError) {
+            try digest.cover(upTo: current.confirmed)
+            current.sentSHA256 = digest.hex
+            current.hashed = current.confirmed
+            try store.save(current, identifier, scope: scope)
+            record = current
+        } catch {
+            return
+        }
     }
 
     /// The file's length and modification date (seconds since 1970), or `nil` when it cannot be read.

@@ -70,9 +70,14 @@ struct UploadStore: Sendable {
         /// The file's length and modification date when the upload was created.
         var size: Int64
         var modified: Double
-        /// The bytes the server confirmed, and the SHA-256 of the file's first `confirmed` bytes.
+        /// The bytes the server confirmed.
         var confirmed: Int64
+        /// The SHA-256 of the file's first `hashed` bytes (at most `confirmed`; `confirmed` itself
+        /// in a record kept before `hashed` was). It is brought up to `confirmed` when a call
+        /// ends with the upload unfinished; a process killed part way leaves it where the last
+        /// such call did, and the file's length and date alone vouch for the bytes after it.
         var sentSHA256: String
+        var hashed: Int64?
         /// The end of the request that was on its way when this was written: a server may hold up
         /// to here, never more.
         var sending: Int64
@@ -117,106 +122,47 @@ struct UploadStore: Sendable {
     }
 }
 
-/// The SHA-256 of the first bytes of a file, grown as the server confirms more of it: what tells
-/// a resumed upload that the part already sent is still the file's.
-///
-/// The bytes a request reads from the file are hashed as they are read (``tap(from:)``), with the
-/// digest kept at every mebibyte, so that the part the server then confirms is covered without
-/// reading the file again: at most a mebibyte of it, after a request that failed part way.
+/// The SHA-256 of the first bytes of a file: what tells a resumed upload that the part already
+/// sent is still the file's. It is taken from the file only when the upload is kept to resume in a
+/// later call (``ResumableUploadRun``), never while the upload's bytes go out, where it would
+/// compete with the sending for the processor.
 final class UploadDigest: Sendable {
-    private struct State {
-        /// The digest of the part confirmed.
-        var confirmed: Digest
-        /// The digest of what the current request read, and its kept stages.
-        var reading: Digest?
-        var marks: [Digest] = []
-        /// Which request's reads count: a later one's tap makes an earlier one's stale.
-        var generation = 0
-    }
-
     /// A SHA-256 and how many of the file's first bytes it covers.
     private struct Digest {
         var hash = SHA256()
         var covered: Int64 = 0
-
-        mutating func add(_ bytes: Data) {
-            bytes.withUnsafeBytes { hash.update(bufferPointer: $0) }
-            covered += Int64(bytes.count)
-        }
     }
 
-    private static let markEvery: Int64 = 1 << 20
+    private static let readSize = 1 << 20
     let file: URL
-    private let state = Locked(State(confirmed: Digest()))
+    private let state = Locked(Digest())
 
     init(file: URL) { self.file = file }
 
-    /// How many bytes of the file the confirmed digest covers.
-    var covered: Int64 { state.withLock { $0.confirmed.covered } }
+    /// How many bytes of the file the digest covers.
+    var covered: Int64 { state.withLock { $0.covered } }
 
-    /// The confirmed digest, in hexadecimal.
-    var hex: String { state.withLock { $0.confirmed.hash.finalize().map { String(format: "%02x", $0) }.joined() } }
+    /// The digest, in hexadecimal.
+    var hex: String { state.withLock { $0.hash.finalize().map { String(format: "%02x", $0) }.joined() } }
 
     /// Forgets everything: the digest of no bytes.
-    func reset() {
-        state.withLock {
-            $0.confirmed = Digest()
-            $0.reading = nil
-            $0.marks = []
-            $0.generation += 1
-        }
-    }
+    func reset() { state.withLock { $0 = Digest() } }
 
-    /// What hashes a request's body as it is read from the file, from `start` (which the
-    /// confirmed digest covers): a body read again starts over.
-    func tap(from start: Int64) -> FileReadTap {
-        let generation = state.withLock {
-            $0.generation += 1
-            $0.reading = nil
-            $0.marks = []
-            return $0.generation
-        }
-        return FileReadTap { [state] piece, offset in
-            state.withLock { state in
-                guard state.generation == generation, state.confirmed.covered == start else { return }
-                if offset == start {
-                    state.reading = state.confirmed
-                    state.marks = []
-                }
-                guard state.reading?.covered == offset else {
-                    state.reading = nil  // reads that do not follow each other: the file is read instead
-                    return
-                }
-                state.reading?.add(piece)
-                if let reading = state.reading, reading.covered - (state.marks.last?.covered ?? start) >= Self.markEvery {
-                    state.marks.append(reading)
-                }
-            }
-        }
-    }
-
-    /// Covers the file's first `count` bytes: from what the last request read, as far as it
-    /// goes, then from the file (from the start, when the digest covers more).
+    /// Covers the file's first `count` bytes, reading on from where the digest stops (from the
+    /// start, when it covers more).
     func cover(upTo count: Int64) throws(CourierError) {
-        try state.withLock { (state: inout State) throws(CourierError) in
-            if count < state.confirmed.covered { state.confirmed = Digest() }
-            if let read = ([state.reading].compactMap { $0 } + state.marks.reversed()).first(where: {
-                $0.covered <= count && $0.covered > state.confirmed.covered
-            }) {
-                state.confirmed = read
-            }
-            state.reading = nil
-            state.marks = []
-            state.generation += 1
-            guard count > state.confirmed.covered else { return }
+        try state.withLock { (digest: inout Digest) throws(CourierError) in
+            if count < digest.covered { digest = Digest() }
+            guard count > digest.covered else { return }
             do {
                 let handle = try FileHandle(forReadingFrom: file)
                 defer { try? handle.close() }
-                try handle.seek(toOffset: UInt64(state.confirmed.covered))
-                while state.confirmed.covered < count {
-                    let piece = try handle.read(upToCount: Int(min(Self.markEvery, count - state.confirmed.covered))) ?? Data()
+                try handle.seek(toOffset: UInt64(digest.covered))
+                while digest.covered < count {
+                    let piece = try handle.read(upToCount: Int(min(Int64(Self.readSize), count - digest.covered))) ?? Data()
                     guard !piece.isEmpty else { throw CocoaError(.fileReadCorruptFile) }
-                    state.confirmed.add(piece)
+                    piece.withUnsafeBytes { digest.hash.update(bufferPointer: $0) }
+                    digest.covered += Int64(piece.count)
                 }
             } catch {
                 throw CourierError(.invalidRequest, "The file \(file.path) could not be read: \(error.localizedDescription)", underlyingError: error)
