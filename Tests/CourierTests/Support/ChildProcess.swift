@@ -33,9 +33,18 @@ enum ChildProcess {
         var succeeded: Bool { !signalled && status == 0 }
 
         var description: String {
-            let end = timedOut ? "hung: killed at the time limit" : signalled ? "crashed with signal \(status)" : "exited with status \(status)"
+            let ending = signalled ? "crashed with signal \(status)" : "exited with status \(status)"
+            let end = timedOut ? "hung: still running at the time limit, and killed (then \(ending))" : ending
             return "\(end)\n--- output\n\(output.suffix(4000))\n--- errors\n\(errors.suffix(4000))"
         }
+    }
+
+    /// Whether `pid`, a child of this process, has not exited: `waitid` without reaping it (that is
+    /// swift-subprocess's to do); a child already reaped is not this process's any more (`ECHILD`).
+    static func stillRuns(_ pid: pid_t) -> Bool {
+        var info = siginfo_t()
+        guard waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 else { return false }
+        return info.si_signo == 0  // set (SIGCHLD) only when the child has exited
     }
 
     /// Runs `courier-test-helper` with `arguments` to its end, within `limit`.
@@ -125,8 +134,11 @@ enum ChildProcess {
         }
         let watchdog = Task {
             try await Task.sleep(for: limit)  // a time limit, not synchronisation
+            // A hang is a child that still runs at the limit. One that has exited, its report still
+            // on its way to this task through a loaded pool, is not: the kernel, not the flag the
+            // report sets, says which.
             if child.withLock({ state in
-                state.timedOut = !state.ended
+                state.timedOut = !state.ended && state.pid.map(Self.stillRuns) ?? true
                 return state.timedOut
             }) {
                 if ownGroup, let pid = child.withLock({ $0.pid }) { kill(-pid, SIGKILL) } else { send(SIGKILL) }
