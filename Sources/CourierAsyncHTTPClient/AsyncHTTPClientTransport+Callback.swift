@@ -66,34 +66,31 @@ extension AsyncHTTPClientTransport: NetworkTransport {
             return nil
         }
         let chunkSize = uploadChunkSize
-        let progress = observer.upload
         let loops = client.eventLoopGroup
         return .stream(contentLength: streamed.length) { writer in
-            UploadPump(body: streamed, chunkSize: chunkSize, progress: progress, writer: writer).run(on: loops.any(), unwanted: unwanted)
+            UploadPump(body: streamed, chunkSize: chunkSize, writer: writer).run(on: loops.any(), unwanted: unwanted)
         }
     }
 }
 
 /// Feeds a body to async-http-client a piece at a time: each piece is read on NIO's thread pool
 /// (a file read never blocks an event loop) and the next is read only once the connection has
-/// taken the last, so a large upload never sits in memory. Progress is reported as each piece goes.
+/// taken the last, so a large upload never sits in memory. (Progress is counted as the pieces are
+/// written, by ``ResponseDelegate``.)
 private final class UploadPump: Sendable {
     private let reader: Locked<StreamedBody.Iterator>
     private let total: Int64
-    private let progress: ProgressHandler?
     private let writer: HTTPClient.Body.StreamWriter
 
-    init(body: StreamedBody, chunkSize: Int, progress: ProgressHandler?, writer: HTTPClient.Body.StreamWriter) {
+    init(body: StreamedBody, chunkSize: Int, writer: HTTPClient.Body.StreamWriter) {
         reader = Locked(body.chunks(size: chunkSize).makeIterator())
         total = body.length
-        self.progress = progress
         self.writer = writer
     }
 
     /// Writes every piece; the future fails with the first read or write failure, and succeeds
     /// early when the answer says the rest is `unwanted`.
     func run(on loop: any EventLoop, unwanted: UnwantedBody?) -> EventLoopFuture<Void> {
-        progress?(TransferProgress(completed: 0, total: total))
         let done = loop.makePromise(of: Void.self)
         let settled = Locked(false)
         let settle: @Sendable (Result<Void, any Error>) -> Void = { result in
@@ -129,7 +126,6 @@ private final class UploadPump: Sendable {
             let written = writer.write(.byteBuffer(ByteBuffer(data: piece)))
             let queued = queued + Int64(piece.count)
             return written.flatMap { [self] in
-                progress?(TransferProgress(completed: queued, total: total))
                 // After the last piece the body is done at once, on the connection's loop: asking
                 // the reader for its end first completed the body after the response had come, and
                 // async-http-client then kept the connection out of its pool now and then.

@@ -28,6 +28,8 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
         var completion: (@Sendable (Result<TransportResponse, any Error>) -> Void)?
         /// When something was last sent or received.
         var lastActivity = NIODeadline.now()
+        /// The body bytes written to the connection.
+        var bodySent: Int64 = 0
         /// Whether the reading waits for a reader that is behind (not idleness).
         var waitingForReader = false
         /// The task, once started; the sweep that watches it.
@@ -154,8 +156,23 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
 
     // MARK: async-http-client's callbacks
 
-    func didSendRequestHead(task: HTTPClient.Task<TransportResponse>, _ head: HTTPRequestHead) { touch() }
-    func didSendRequestPart(task: HTTPClient.Task<TransportResponse>, _ part: IOData) { touch() }
+    func didSendRequestHead(task: HTTPClient.Task<TransportResponse>, _ head: HTTPRequestHead) {
+        touch()
+        if let upload = observer.upload, case let total = request.bodyLength, total > 0 { upload(TransferProgress(completed: 0, total: total)) }
+    }
+
+    /// A piece of the body was written to the connection: upload progress counts it now, not when
+    /// it was handed over (async-http-client takes pieces ahead of its writes while the
+    /// connection is writable), so the bytes sent of a request cut short are those that left.
+    func didSendRequestPart(task: HTTPClient.Task<TransportResponse>, _ part: IOData) {
+        let now = NIODeadline.now()
+        let sent = state.withLock { state in
+            state.lastActivity = now
+            state.bodySent += Int64(part.readableBytes)
+            return state.bodySent
+        }
+        if let upload = observer.upload { upload(TransferProgress(completed: sent, total: request.bodyLength)) }
+    }
 
     func didReceiveHead(task: HTTPClient.Task<TransportResponse>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         do {
