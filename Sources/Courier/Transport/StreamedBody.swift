@@ -58,6 +58,17 @@ public struct StreamedBody: Sendable, Hashable {
         segments.reduce(0) { total, segment in total + segment.length }
     }
 
+    /// Whether two bodies send the same segments with the same `Content-Type`.
+    public static func == (lhs: StreamedBody, rhs: StreamedBody) -> Bool {
+        lhs.segments == rhs.segments && lhs.contentType == rhs.contentType
+    }
+
+    /// Hashes the segments and the `Content-Type`.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(segments)
+        hasher.combine(contentType)
+    }
+
     /// The pieces of the body, at most `chunkSize` bytes each, read from the files only when the
     /// consumer asks for the next one (back-pressure by construction).
     package func chunks(size chunkSize: Int = 64 * 1024) -> Chunks { Chunks(body: self, chunkSize: chunkSize) }
