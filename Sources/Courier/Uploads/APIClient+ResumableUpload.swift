@@ -179,7 +179,7 @@ struct ResumableUploadRun {
             if uploadProtocol == .discovered { self.uploadProtocol = ResumableUploadProtocol.named(kept.protocolName) ?? .discovered }
             let hashed = kept.hashed ?? kept.confirmed
             var same = kept.protocolName == self.uploadProtocol.name && kept.file == file.path && kept.size == size && kept.modified == modified
-                && (0...size).contains(kept.confirmed) && (0...kept.confirmed).contains(hashed)
+                && (0...size).contains(kept.confirmed) && (0...size).contains(hashed)
             if same {
                 try digest.cover(upTo: hashed)
                 same = digest.hex == kept.sentSHA256

@@ -72,10 +72,11 @@ struct UploadStore: Sendable {
         var modified: Double
         /// The bytes the server confirmed.
         var confirmed: Int64
-        /// The SHA-256 of the file's first `hashed` bytes (at most `confirmed`; `confirmed` itself
-        /// in a record kept before `hashed` was). It is brought up to `confirmed` when a call
-        /// ends with the upload unfinished; a process killed part way leaves it where the last
-        /// such call did, and the file's length and date alone vouch for the bytes after it.
+        /// The SHA-256 of the file's first `hashed` bytes, all confirmed when it was taken
+        /// (`confirmed` itself in a record kept before `hashed` was; more than `confirmed` after
+        /// a server that lost part of the upload). It is brought to `confirmed` when a call ends
+        /// with the upload unfinished; a process killed part way leaves it where the last such
+        /// call did, and the file's length and date alone vouch for the bytes past it.
         var sentSHA256: String
         var hashed: Int64?
         /// The end of the request that was on its way when this was written: a server may hold up
