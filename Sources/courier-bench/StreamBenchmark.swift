@@ -89,15 +89,9 @@ struct StreamBenchmark {
         print("stream.rss-growth.\(name) \(outcome.figures)")
     }
 
-    /// Events counted by hand in async-http-client's body sequence: blank lines (LF LF).
+    /// Events counted by hand in async-http-client's body sequence (``RawEvents``).
     static func rawAHCEvents(_ client: HTTPClient, _ url: String, stopAfter: Int = .max) async throws -> Int {
-        let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(600))
-        var counter = EventCounter()
-        for try await buffer in response.body {
-            buffer.withUnsafeReadableBytes { counter.scan($0) }
-            if counter.events >= stopAfter { break }
-        }
-        return counter.events
+        try await RawEvents.count(client, url, stopAfter: stopAfter)
     }
 
     /// Events counted by hand in a URLSession data delegate's pieces (one session for every
@@ -114,26 +108,9 @@ struct StreamBenchmark {
     static let rawEventDelegate = CountingDelegate()
     static let rawEventSession = URLSession(configuration: SmallGet.rawSession().configuration, delegate: rawEventDelegate, delegateQueue: nil)
 
-    /// Counts LF LF in bytes that arrive in pieces.
-    struct EventCounter {
-        var events = 0
-        var lastWasLineFeed = false
-
-        mutating func scan(_ bytes: UnsafeRawBufferPointer) {
-            for byte in bytes {
-                if byte == 10 {
-                    if lastWasLineFeed { events += 1 }
-                    lastWasLineFeed = true
-                } else {
-                    lastWasLineFeed = false
-                }
-            }
-        }
-    }
-
     final class CountingDelegate: NSObject, URLSessionDataDelegate, Sendable {
         struct Stream {
-            var counter = EventCounter()
+            var counter = RawEvents.Counter()
             var stopAfter: Int
             var continuation: CheckedContinuation<Int, any Error>?
         }

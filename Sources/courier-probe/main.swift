@@ -13,13 +13,15 @@ import Glibc
 // its own so that its counters (context switches, allocations, instructions under valgrind) see the
 // client and nothing of the server.
 //
-//   courier-probe --url BASE --side courier|raw|raw-delegate|cache-hit|cache-disk-hit --transport ahc|urlsession
+//   courier-probe --url BASE --side courier|raw|raw-delegate|cache-hit|cache-disk-hit|events|raw-events --transport ahc|urlsession
 //                 [--path sample] [--count N] [--warmup N] [--concurrency C] [--allocations]
 //                 [--feature off|sharing|metrics|tracing|tracing-recording|tracing-inmemory|cache|cookies|retry|record]
 //
 // It sends `warmup` GETs, then `count` more while counting, and prints one line (`cache-hit`: a GET
 // answered from a memory cache, `.cacheOnly`, the whole `send`, the first one storing it;
-// `cache-disk-hit`: the same from a cache with no memory store):
+// `cache-disk-hit`: the same from a cache with no memory store; `events` and `raw-events`, on
+// async-http-client with `--path "events?count=N"`: one stream of N Server-Sent Events read through
+// Courier, or counted by hand as `courier-bench stream` does):
 //   switches=… voluntary=… involuntary=… mallocs=… bytes=…   (per request)
 // `--allocations` needs the interposer preloaded (LD_PRELOAD=libMallocInterposerSwift.so).
 
@@ -81,6 +83,21 @@ func probe(_ options: ProbeOptions) async throws {
         _ = try await client.send(request)
         guard try await client.send(request).source == .cache else { throw BenchError("cache-hit: the GET was not stored") }
         operation = { _ = try await client.send(request) }
+    case ("events", "ahc"), ("raw-events", "ahc"):
+        // `--path events?count=N`: each operation reads one stream of N Server-Sent Events.
+        let client = try SmallGet.client(base, ahc, feature: options.feature)
+        let url = base.absoluteString + "/" + options.path
+        let expectedEvents = options.path.split(separator: "=").last.flatMap { Int($0) }
+        let courierSide = options.side == "events"
+        operation = {
+            var seen = 0
+            if courierSide {
+                for try await _ in try await client.stream(Request(.get, url)).events { seen += 1 }
+            } else {
+                seen = try await RawEvents.count(ahc.client, url)
+            }
+            guard expectedEvents.map({ $0 == seen }) ?? true else { throw BenchError("\(seen) events, not \(expectedEvents ?? 0)") }
+        }
     case ("raw-delegate", "ahc"): operation = SmallGet.rawAHCDelegate(ahc.client, baseURL: base, path: options.path, expectedBytes: expected)
     case ("raw", "ahc"): operation = SmallGet.rawAHC(ahc.client, baseURL: base, path: options.path, expectedBytes: expected)
     case ("raw", "urlsession"): operation = SmallGet.rawURLSession(SmallGet.rawSession(), baseURL: base, path: options.path, expectedBytes: expected)

@@ -60,7 +60,7 @@ struct EventSourceReader: CourierIterator {
                     }
                     lines = opened
                 }
-                if let line = try await lines?.next() {
+                if let line = try await lines?.nextBytes() {
                     if let event = parser.take(line) {
                         lines?.pieces.handle.record?.countEvent()
                         schedule.progressed()

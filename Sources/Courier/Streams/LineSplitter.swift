@@ -36,6 +36,17 @@ package struct LineSplitter: Sendable {
 
     /// The next whole line, without its end; `nil` until one is whole.
     package mutating func nextLine() -> String? {
+        nextLineBytes().map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// What is left after the last line end (at the end of the body); `nil` when nothing is.
+    package mutating func rest() -> String? {
+        restBytes().map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// ``nextLine()`` as its bytes, with no `String` made: a slice of the splitter's buffer, to let
+    /// go of before the next ``append(_:)`` (which would otherwise copy the buffer).
+    package mutating func nextLineBytes() -> ArraySlice<UInt8>? {
         if pendingLineFeed, start < buffer.count {
             pendingLineFeed = false
             if buffer[start] == UInt8(ascii: "\n") {
@@ -43,37 +54,45 @@ package struct LineSplitter: Sendable {
                 scanned = max(scanned, start)
             }
         }
-        var index = max(scanned, start)
-        while index < buffer.count {
-            let byte = buffer[index]
-            if byte == UInt8(ascii: "\n") {
-                var end = index
-                if endings == .lineFeed, end > start, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-                return take(upTo: end, next: index + 1)
+        let from = max(scanned, start)
+        let anyEnd = endings == .any
+        // The first line end at or after `from`, searched in the buffer's storage.
+        let found: Int? = buffer.withUnsafeBufferPointer { bytes in
+            var index = from
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\n") || (anyEnd && byte == UInt8(ascii: "\r")) { return index }
+                index += 1
             }
-            if byte == UInt8(ascii: "\r"), endings == .any {
-                if index + 1 < buffer.count {
-                    return take(upTo: index, next: buffer[index + 1] == UInt8(ascii: "\n") ? index + 2 : index + 1)
-                }
-                pendingLineFeed = true
-                return take(upTo: index, next: index + 1)
-            }
-            index += 1
+            return nil
         }
-        scanned = index
-        return nil
+        guard let index = found else {
+            scanned = buffer.count
+            return nil
+        }
+        if buffer[index] == UInt8(ascii: "\n") {
+            var end = index
+            if endings == .lineFeed, end > start, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+            return take(upTo: end, next: index + 1)
+        }
+        // A CR, with `.any` endings.
+        if index + 1 < buffer.count {
+            return take(upTo: index, next: buffer[index + 1] == UInt8(ascii: "\n") ? index + 2 : index + 1)
+        }
+        pendingLineFeed = true
+        return take(upTo: index, next: index + 1)
     }
 
-    /// What is left after the last line end (at the end of the body); `nil` when nothing is.
-    package mutating func rest() -> String? {
+    /// ``rest()`` as its bytes.
+    package mutating func restBytes() -> ArraySlice<UInt8>? {
         guard start < buffer.count else { return nil }
         var end = buffer.count
         if endings == .lineFeed, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
         return take(upTo: end, next: buffer.count)
     }
 
-    private mutating func take(upTo end: Int, next: Int) -> String {
-        let line = String(decoding: buffer[start..<end], as: UTF8.self)
+    private mutating func take(upTo end: Int, next: Int) -> ArraySlice<UInt8> {
+        let line = buffer[start..<end]
         start = next
         scanned = next
         return line

@@ -137,9 +137,14 @@ struct LineReader: CourierIterator {
     }
 
     mutating func next() async throws(CourierError) -> String? {
+        try await nextBytes().map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The next line as its bytes (``LineSplitter/nextLineBytes()``), with no `String` made.
+    mutating func nextBytes() async throws(CourierError) -> ArraySlice<UInt8>? {
         while true {
-            if let line = splitter.nextLine() { return line }
-            if ended { return splitter.rest() }
+            if let line = splitter.nextLineBytes() { return line }
+            if ended { return splitter.restBytes() }
             if let piece = try await pieces.next() {
                 splitter.append(piece)
             } else {
@@ -155,7 +160,7 @@ struct EventReader: CourierIterator {
     var parser = EventStreamParser()
 
     mutating func next() async throws(CourierError) -> ServerSentEvent? {
-        while let line = try await lines.next() {
+        while let line = try await lines.nextBytes() {
             if let event = parser.take(line) {
                 lines.pieces.handle.record?.countEvent()
                 return event

@@ -25,7 +25,8 @@ public struct ServerSentEvent: Sendable, Hashable {
 /// the start dropped, and an event dispatched at each blank line unless its data is empty.
 package struct EventStreamParser: Sendable {
     private var type = ""
-    private var data = ""
+    /// The data lines' bytes, joined with LF; made a `String` once, when the event is dispatched.
+    private var data: [UInt8] = []
     private var hasData = false
     /// The last event ID string: the last event ID buffer as the latest dispatch found it, which a
     /// reconnect sends as `Last-Event-ID`. An event cut short never moves it.
@@ -44,40 +45,56 @@ package struct EventStreamParser: Sendable {
 
     /// Takes one line (without its end); returns the event it dispatches, if any.
     package mutating func take(_ line: String) -> ServerSentEvent? {
-        var line = Substring(line)
+        take(ArraySlice(line.utf8))
+    }
+
+    /// Takes one line as its bytes (UTF-8, without its end), as ``LineSplitter`` hands them on:
+    /// the field is told by its bytes, and only the values kept become text (invalid UTF-8 read
+    /// as U+FFFD, as a decoded line would be: the colon, the space and LF are ASCII, so decoding
+    /// before or after cutting there gives the same text).
+    package mutating func take(_ line: ArraySlice<UInt8>) -> ServerSentEvent? {
+        var line = line
         if atStart {
             atStart = false
-            if line.unicodeScalars.first == "\u{FEFF}" { line = Substring(line.unicodeScalars.dropFirst()) }
+            if line.starts(with: [0xEF, 0xBB, 0xBF]) { line = line.dropFirst(3) }  // a BOM, U+FEFF
         }
-        if line.isEmpty { return dispatch() }
-        if line.utf8.first == UInt8(ascii: ":") { return nil }
-        let field: Substring
-        var value: Substring
-        if let colon = line.utf8.firstIndex(of: UInt8(ascii: ":")) {
+        guard let first = line.first else { return dispatch() }
+        if first == UInt8(ascii: ":") { return nil }
+        let field: ArraySlice<UInt8>
+        var value: ArraySlice<UInt8>
+        if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
             field = line[..<colon]
-            value = line[line.utf8.index(after: colon)...]
-            if value.utf8.first == UInt8(ascii: " ") { value = value.dropFirst() }
+            value = line[(colon + 1)...]
+            if value.first == UInt8(ascii: " ") { value = value.dropFirst() }
         } else {
             field = line
-            value = ""
+            value = []
         }
-        switch field {
-        case "event":
-            type = String(value)
-        case "data":
-            if hasData { data += "\n" }
-            data += value
+        if Self.is(field, "data") {
+            if hasData { data.append(UInt8(ascii: "\n")) }
+            data.append(contentsOf: value)
             hasData = true
-        case "id":
-            if !value.utf8.contains(0) { idBuffer = String(value) }
-        case "retry":
-            if !value.isEmpty, value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
-                retry = Int(value) ?? Int.max  // digits past Int's range: as long as it gets
+        } else if Self.is(field, "event") {
+            type = String(decoding: value, as: UTF8.self)
+        } else if Self.is(field, "id") {
+            if !value.contains(0) { idBuffer = String(decoding: value, as: UTF8.self) }
+        } else if Self.is(field, "retry") {
+            if !value.isEmpty, value.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+                retry = Int(String(decoding: value, as: UTF8.self)) ?? Int.max  // digits past Int's range: as long as it gets
             }
-        default:
-            break
         }
         return nil
+    }
+
+    /// Whether `bytes` are the ASCII field name `name`.
+    private static func `is`(_ bytes: ArraySlice<UInt8>, _ name: StaticString) -> Bool {
+        guard bytes.count == name.utf8CodeUnitCount else { return false }
+        return bytes.withUnsafeBufferPointer { field in
+            name.withUTF8Buffer { name in
+                guard let field = field.baseAddress, let name = name.baseAddress else { return false }
+                return memcmp(field, name, bytes.count) == 0
+            }
+        }
     }
 
     /// The end of the stream: an event not ended by a blank line is dropped, its `id:` with it, and
@@ -85,7 +102,7 @@ package struct EventStreamParser: Sendable {
     package mutating func endOfStream() {
         idBuffer = lastEventID
         type = ""
-        data = ""
+        data.removeAll(keepingCapacity: true)
         hasData = false
         atStart = true
     }
@@ -94,10 +111,10 @@ package struct EventStreamParser: Sendable {
         lastEventID = idBuffer  // even when no data makes an event of it, as the standard says
         defer {
             type = ""
-            data = ""
+            data.removeAll(keepingCapacity: true)
             hasData = false
         }
         guard hasData else { return nil }
-        return ServerSentEvent(type: type.isEmpty ? "message" : type, data: data, id: lastEventID)
+        return ServerSentEvent(type: type.isEmpty ? "message" : type, data: String(decoding: data, as: UTF8.self), id: lastEventID)
     }
 }
