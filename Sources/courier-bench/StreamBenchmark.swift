@@ -34,7 +34,7 @@ struct StreamBenchmark {
                 guard seen == count else { throw BenchError("courier: \(seen) events of \(count)") }
             }
             let raw: @Sendable () async throws -> Void = {
-                let seen = name == "ahc" ? try await Self.rawAHCEvents(ahc.client, events) : try await Self.rawSessionEvents(rawSession, events)
+                let seen = name == "ahc" ? try await RawEvents.count(ahc.client, events) : try await Self.rawSessionEvents(rawSession, events)
                 guard seen == count else { throw BenchError("raw: \(seen) events of \(count)") }
             }
             if options.selects("stream.sse.\(name)") {
@@ -62,7 +62,7 @@ struct StreamBenchmark {
             for try await _ in try await client.stream(Request(.get, "events", query: ["count": 1])).events { break }
             courier.append(clock.now - start)
             let rawStart = clock.now
-            _ = name == "ahc" ? try await Self.rawAHCEvents(ahc, url, stopAfter: 1) : try await Self.rawSessionEvents(session, url, stopAfter: 1)
+            _ = name == "ahc" ? try await RawEvents.count(ahc, url, stopAfter: 1) : try await Self.rawSessionEvents(session, url, stopAfter: 1)
             raw.append(clock.now - rawStart)
         }
         let median = { (values: [Duration]) in values.sorted()[values.count / 2] }
@@ -89,10 +89,6 @@ struct StreamBenchmark {
         print("stream.rss-growth.\(name) \(outcome.figures)")
     }
 
-    /// Events counted by hand in async-http-client's body sequence (``RawEvents``).
-    static func rawAHCEvents(_ client: HTTPClient, _ url: String, stopAfter: Int = .max) async throws -> Int {
-        try await RawEvents.count(client, url, stopAfter: stopAfter)
-    }
 
     /// Events counted by hand in a URLSession data delegate's pieces (one session for every
     /// stream, as an app would keep).

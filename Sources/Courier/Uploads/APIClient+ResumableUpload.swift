@@ -146,7 +146,7 @@ struct ResumableUploadRun {
     /// What is kept, once the upload exists on the server.
     var record: UploadStore.Record?
     /// The digest of the part the server confirmed.
-    let digest: UploadDigest
+    var digest: UploadDigest
     /// Whether the server's offset must be learnt before the next byte goes out.
     var needsOffset: Bool
     /// Fresh starts after the server forgot the upload.

@@ -127,47 +127,38 @@ struct UploadStore: Sendable {
 /// sent is still the file's. It is taken from the file only when the upload is kept to resume in a
 /// later call (``ResumableUploadRun``), never while the upload's bytes go out, where it would
 /// compete with the sending for the processor.
-final class UploadDigest: Sendable {
-    /// A SHA-256 and how many of the file's first bytes it covers.
-    private struct Digest {
-        var hash = SHA256()
-        var covered: Int64 = 0
-    }
-
+struct UploadDigest {
     private static let readSize = 1 << 20
     let file: URL
-    private let state = Locked(Digest())
+    private var hash = SHA256()
+    /// How many of the file's first bytes `hash` covers.
+    private var covered: Int64 = 0
 
     init(file: URL) { self.file = file }
 
-    /// How many bytes of the file the digest covers.
-    var covered: Int64 { state.withLock { $0.covered } }
-
     /// The digest, in hexadecimal.
-    var hex: String { state.withLock { $0.hash.finalize().map { String(format: "%02x", $0) }.joined() } }
+    var hex: String { hash.finalize().map { String(format: "%02x", $0) }.joined() }
 
     /// Forgets everything: the digest of no bytes.
-    func reset() { state.withLock { $0 = Digest() } }
+    mutating func reset() { self = UploadDigest(file: file) }
 
     /// Covers the file's first `count` bytes, reading on from where the digest stops (from the
     /// start, when it covers more).
-    func cover(upTo count: Int64) throws(CourierError) {
-        try state.withLock { (digest: inout Digest) throws(CourierError) in
-            if count < digest.covered { digest = Digest() }
-            guard count > digest.covered else { return }
-            do {
-                let handle = try FileHandle(forReadingFrom: file)
-                defer { try? handle.close() }
-                try handle.seek(toOffset: UInt64(digest.covered))
-                while digest.covered < count {
-                    let piece = try handle.read(upToCount: Int(min(Int64(Self.readSize), count - digest.covered))) ?? Data()
-                    guard !piece.isEmpty else { throw CocoaError(.fileReadCorruptFile) }
-                    piece.withUnsafeBytes { digest.hash.update(bufferPointer: $0) }
-                    digest.covered += Int64(piece.count)
-                }
-            } catch {
-                throw CourierError(.invalidRequest, "The file \(file.path) could not be read: \(error.localizedDescription)", underlyingError: error)
+    mutating func cover(upTo count: Int64) throws(CourierError) {
+        if count < covered { reset() }
+        guard count > covered else { return }
+        do {
+            let handle = try FileHandle(forReadingFrom: file)
+            defer { try? handle.close() }
+            try handle.seek(toOffset: UInt64(covered))
+            while covered < count {
+                let piece = try handle.read(upToCount: Int(min(Int64(Self.readSize), count - covered))) ?? Data()
+                guard !piece.isEmpty else { throw CocoaError(.fileReadCorruptFile) }
+                piece.withUnsafeBytes { hash.update(bufferPointer: $0) }
+                covered += Int64(piece.count)
             }
+        } catch {
+            throw CourierError(.invalidRequest, "The file \(file.path) could not be read: \(error.localizedDescription)", underlyingError: error)
         }
     }
 }
