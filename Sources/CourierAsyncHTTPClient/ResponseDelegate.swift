@@ -32,6 +32,10 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
         var bodySent: Int64 = 0
         /// Whether the reading waits for a reader that is behind (not idleness).
         var waitingForReader = false
+        /// What the reading waits on while the reader is behind; `readerCaughtUp` when the reader
+        /// caught up before the wait was set.
+        var pause: EventLoopPromise<Void>?
+        var readerCaughtUp = false
         /// The task, once started; the sweep that watches it.
         var task: HTTPClient.Task<TransportResponse>?
         var sweep: IdleSweep?
@@ -222,27 +226,38 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
         case .success(let (progress, live, answered)):
             if let progress { observer.download?(progress) }
             if answered { endUnwantedBody(task) }
-            guard let live else { return task.eventLoop.makeSucceededVoidFuture() }
-            let promise = task.eventLoop.makePromise(of: Void.self)
-            let resume: @Sendable () -> Void = { [self] in
-                let now = NIODeadline.now()
-                state.withLock { state in
-                    state.waitingForReader = false
-                    state.lastActivity = now
+            guard let live, !live.deliver(Data(buffer: buffer), resume: { [self] in readerCaughtUp() }) else {
+                return task.eventLoop.makeSucceededVoidFuture()
+            }
+            // The reader is behind: the reading waits for it, unless it caught up meanwhile.
+            return state.withLock { state in
+                guard !state.readerCaughtUp else {
+                    state.readerCaughtUp = false
+                    return task.eventLoop.makeSucceededVoidFuture()
                 }
-                promise.succeed(())
+                let pause = task.eventLoop.makePromise(of: Void.self)
+                state.pause = pause
+                state.waitingForReader = true
+                return pause.futureResult
             }
-            // Marked first: the reader may catch up (and resume) before `deliver` returns.
-            state.withLock { $0.waitingForReader = true }
-            guard !live.deliver(Data(buffer: buffer), resume: resume) else {
-                state.withLock { $0.waitingForReader = false }
-                promise.succeed(())
-                return promise.futureResult
-            }
-            return promise.futureResult
         case .failure(let error):
             return task.eventLoop.makeFailedFuture(error)
         }
+    }
+
+    /// The reader of a live body caught up after a piece that paused the reading: the reading
+    /// goes on (or will not wait, when the pause is not set yet).
+    private func readerCaughtUp() {
+        let now = NIODeadline.now()
+        state.withLock { state -> EventLoopPromise<Void>? in
+            state.lastActivity = now
+            guard let pause = state.pause.take() else {
+                state.readerCaughtUp = true
+                return nil
+            }
+            state.waitingForReader = false
+            return pause
+        }?.succeed(())
     }
 
     /// Ends the request's body, when it is still going out, after the whole answer of 300 or more

@@ -142,11 +142,35 @@ struct StreamTests {
         }
     }
 
+    /// Pieces that wait for a reader that is behind are joined, up to ``LiveBody/joinBelow`` bytes
+    /// a piece, and come out whole and in order: the small chunks of one socket read are taken
+    /// at once, not one wake at a time.
+    @Test func piecesThatWaitAreJoinedInOrder() async throws {
+        let body = LiveBody(url: URL(string: "http://127.0.0.1/stream")!)
+        var sent = Data()
+        for index in 0..<100 {
+            let piece = Data(repeating: UInt8(index), count: 1_000)
+            sent.append(piece)
+            #expect(body.deliver(piece) {})
+        }
+        body.finish(nil)
+        var sizes: [Int] = []
+        var received = Data()
+        while let piece = try await body.next() {
+            sizes.append(piece.count)
+            received.append(piece)
+        }
+        #expect(received == sent)
+        let perPiece = LiveBody.joinBelow / 1_000 * 1_000
+        #expect(sizes == [perPiece, sent.count - perPiece])
+    }
+
     /// A reader whose pieces are always there before it asks (it never has to wait) stops as soon
     /// as its task is cancelled, with the rest of the body unread.
     @Test func aReaderThatNeverWaitsStopsWhenCancelled() async throws {
         let body = LiveBody(url: URL(string: "http://127.0.0.1/stream")!)
-        for _ in 0..<3 { _ = body.deliver(Data("piece".utf8)) {} }
+        // Pieces of `joinBelow` bytes each, so that they are not joined into one.
+        for _ in 0..<3 { _ = body.deliver(Data(count: LiveBody.joinBelow)) {} }
         body.finish(nil)
         let reader = Task {
             var pieces = 0

@@ -5,7 +5,9 @@ import Foundation
 ///
 /// The transport is the producer: it ``deliver(_:resume:)``s each piece and ``finish(_:)``es once.
 /// The reader takes pieces with ``next()``. Pieces wait here while the reader is slower than the
-/// network, up to ``pauseAbove`` bytes; past that ``deliver(_:resume:)`` answers `false` and the
+/// network (joined, up to ``joinBelow`` bytes a piece, so that a reader that is behind takes the
+/// small pieces of a chunked body together), up to ``pauseAbove`` bytes; past that
+/// ``deliver(_:resume:)`` answers `false` and the
 /// transport stops reading until the reader has taken the backlog below ``resumeBelow``, when
 /// `resume` runs. So a slow reader slows the reading, and memory stays bounded.
 ///
@@ -43,6 +45,8 @@ package final class LiveBody: Sendable {
     static let pauseAbove = 1 << 20
     /// Bytes held below which a paused transport reads again.
     package static let resumeBelow = 256 << 10
+    /// The size up to which pieces waiting for the reader are joined into one.
+    static let joinBelow = 64 << 10
 
     private struct State {
         var pieces: [Data] = []
@@ -171,7 +175,13 @@ package final class LiveBody: Sendable {
                 defer { state.tail = Data() }
                 return .spill(state.spill, state.tail, offset: state.spillEnd)
             }
-            state.pieces.append(piece)
+            // Pieces that wait for the reader are joined, up to `joinBelow`: the reader takes what
+            // one read of the socket brought (many small pieces of a chunked body) at once.
+            if state.pieces.count > state.first, state.pieces[state.pieces.count - 1].count + piece.count <= Self.joinBelow {
+                state.pieces[state.pieces.count - 1].append(piece)
+            } else {
+                state.pieces.append(piece)
+            }
             state.held += piece.count
             // Paused already (pieces the transport had on their way): the one resume answers it.
             guard !spillsBacklog, state.held > Self.pauseAbove, state.resumeTransport == nil else { return .handled(nil, goOn: true) }
