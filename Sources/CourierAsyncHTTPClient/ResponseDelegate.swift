@@ -210,38 +210,38 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
     func didReceiveBodyPart(task: HTTPClient.Task<TransportResponse>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         let now = NIODeadline.now()
         let watchesAnswer = unwantedBody != nil
-        let outcome = state.withLock { state -> Result<(TransferProgress?, LiveBody?, Bool), CourierError> in
-            state.lastActivity = now
-            do throws(CourierError) {
-                let progress = try buffer.withUnsafeReadableBytes { bytes throws(CourierError) in try state.body?.append(bytes) }
+        // Set under the lock and read after it: a tuple or a `Result` holding them went through
+        // the runtime's value witnesses for every piece (the lock runs unspecialised here).
+        var progress: TransferProgress?
+        var live: LiveBody?
+        var answered = false
+        do throws(CourierError) {
+            try state.withLock { state throws(CourierError) in
+                state.lastActivity = now
+                progress = try buffer.withUnsafeReadableBytes { bytes throws(CourierError) in try state.body?.append(bytes) }
                 // A whole answer of 300 or more to a request whose body may still be going out.
-                let answered = watchesAnswer && (state.response?.statusCode ?? 0) >= 300
+                answered = watchesAnswer && (state.response?.statusCode ?? 0) >= 300
                     && state.body.map { $0.received == $0.expected } == true
-                return .success((progress, state.live, answered))
-            } catch {
-                return .failure(error)
+                live = state.live
             }
+        } catch {
+            return task.eventLoop.makeFailedFuture(error)
         }
-        switch outcome {
-        case .success(let (progress, live, answered)):
-            if let progress { observer.download?(progress) }
-            if answered { endUnwantedBody(task) }
-            guard let live, !live.deliver(Data(buffer: buffer), resume: { [self] in readerCaughtUp() }) else {
+        if let progress { observer.download?(progress) }
+        if answered { endUnwantedBody(task) }
+        guard let live, !live.deliver(Data(buffer: buffer), resume: { [self] in readerCaughtUp() }) else {
+            return task.eventLoop.makeSucceededVoidFuture()
+        }
+        // The reader is behind: the reading waits for it, unless it caught up meanwhile.
+        return state.withLock { state in
+            guard !state.readerCaughtUp else {
+                state.readerCaughtUp = false
                 return task.eventLoop.makeSucceededVoidFuture()
             }
-            // The reader is behind: the reading waits for it, unless it caught up meanwhile.
-            return state.withLock { state in
-                guard !state.readerCaughtUp else {
-                    state.readerCaughtUp = false
-                    return task.eventLoop.makeSucceededVoidFuture()
-                }
-                let pause = task.eventLoop.makePromise(of: Void.self)
-                state.pause = pause
-                state.waitingForReader = true
-                return pause.futureResult
-            }
-        case .failure(let error):
-            return task.eventLoop.makeFailedFuture(error)
+            let pause = task.eventLoop.makePromise(of: Void.self)
+            state.pause = pause
+            state.waitingForReader = true
+            return pause.futureResult
         }
     }
 

@@ -160,13 +160,21 @@ struct EventReader: CourierIterator {
     var parser = EventStreamParser()
 
     mutating func next() async throws(CourierError) -> ServerSentEvent? {
-        while let line = try await lines.nextBytes() {
+        while true {
+            // The lines already read are taken without an async call each: only reading more waits.
+            let line: ArraySlice<UInt8>
+            if let buffered = lines.splitter.nextLineBytes() {
+                line = buffered
+            } else if let read = try await lines.nextBytes() {
+                line = read
+            } else {
+                return nil
+            }
             if let event = parser.take(line) {
                 lines.pieces.handle.record?.countEvent()
                 return event
             }
         }
-        return nil
     }
 }
 
