@@ -56,7 +56,10 @@ package final class LiveBody: Sendable {
         var ended = false
         var failure: CourierError?
         var stopped = false
-        var reader: CheckedContinuation<Wake, Never>?
+        /// The reader waiting for something to take. An unsafe continuation: a checked one is a
+        /// resilient type, copied through the runtime's value witnesses on every piece; this one
+        /// is taken out under the lock, and so resumed once, by construction.
+        var reader: UnsafeContinuation<Wake, Never>?
         var resumeTransport: (@Sendable () -> Void)?
         var stopTransport: (@Sendable () -> Void)?
         /// Body bytes delivered so far.
@@ -150,7 +153,7 @@ package final class LiveBody: Sendable {
     /// spills its backlog always answers `true`.
     package func deliver(_ piece: Data, resume: @escaping @Sendable () -> Void) -> Bool {
         enum Step {
-            case handled(CheckedContinuation<Wake, Never>?, goOn: Bool)
+            case handled(UnsafeContinuation<Wake, Never>?, goOn: Bool)
             case spill(SpillFile?, Data, offset: Int64)
         }
         let step = state.withLock { state -> Step in
@@ -206,7 +209,7 @@ package final class LiveBody: Sendable {
             let file: SpillFile
             if let existing { file = existing } else { file = try SpillFile() }
             try file.write(bytes, at: offset)
-            let reader = state.withLock { state -> CheckedContinuation<Wake, Never>? in
+            let reader = state.withLock { state -> UnsafeContinuation<Wake, Never>? in
                 state.spillWriting = false
                 guard !state.stopped, !state.ended else { return nil }
                 state.spill = file
@@ -229,7 +232,7 @@ package final class LiveBody: Sendable {
     /// Ends the body: whole when `failure` is `nil`. Only the first call counts; the reader gets
     /// every piece delivered before it, then the end or the failure.
     package func finish(_ failure: CourierError?) {
-        let reader = state.withLock { state -> CheckedContinuation<Wake, Never>? in
+        let reader = state.withLock { state -> UnsafeContinuation<Wake, Never>? in
             guard !state.ended else { return nil }
             state.ended = true
             state.failure = failure
@@ -275,7 +278,7 @@ package final class LiveBody: Sendable {
             // What is here already is taken without suspending.
             if let ready = state.withLock({ $0.ready(url: url) }) { return try take(ready) }
             let wake = await withTaskCancellationHandler {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Wake, Never>) in
+                await withUnsafeContinuation { (continuation: UnsafeContinuation<Wake, Never>) in
                     let now = state.withLock { state -> Bool in
                         if state.hasSomething { return true }
                         state.reader = continuation
@@ -318,7 +321,7 @@ package final class LiveBody: Sendable {
     /// fails a waiting ``next()`` as cancelled and stops the exchange.
     package func stop() {
         let (reader, resume, stop) = state.withLock { state in
-            guard !state.stopped else { return (nil, nil, nil) as (CheckedContinuation<Wake, Never>?, (@Sendable () -> Void)?, (@Sendable () -> Void)?) }
+            guard !state.stopped else { return (nil, nil, nil) as (UnsafeContinuation<Wake, Never>?, (@Sendable () -> Void)?, (@Sendable () -> Void)?) }
             state.stopped = true
             state.pieces = []
             state.first = 0
