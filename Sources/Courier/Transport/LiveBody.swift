@@ -50,6 +50,9 @@ package final class LiveBody: Sendable {
 
     private struct State {
         var pieces: [Data] = []
+        /// Small pieces joined after every piece in `pieces`, as plain bytes: appending to a
+        /// `Data` cost more than the bytes it copied, for every piece.
+        var joining: [UInt8] = []
         /// The index in `pieces` of the next piece to hand out.
         var first = 0
         var held = 0
@@ -100,11 +103,16 @@ package final class LiveBody: Sendable {
 
         /// Whether ``ready(url:)`` has something for the reader.
         var hasSomething: Bool {
-            stopped || first < pieces.count || spillRead < spillEnd || (!spillWriting && (!tail.isEmpty || ended))
+            stopped || first < pieces.count || !joining.isEmpty || spillRead < spillEnd || (!spillWriting && (!tail.isEmpty || ended))
         }
 
         mutating func take() -> Data? {
-            guard first < pieces.count else { return nil }
+            guard first < pieces.count else {
+                guard !joining.isEmpty else { return nil }
+                defer { joining.removeAll(keepingCapacity: true) }
+                held -= joining.count
+                return Data(joining)
+            }
             let piece = pieces[first]
             pieces[first] = Data()
             first += 1
@@ -117,6 +125,25 @@ package final class LiveBody: Sendable {
                 first = 0
             }
             return piece
+        }
+
+        /// Queues `piece` after the others: joined to the small pieces before it while they stay
+        /// within ``LiveBody/joinBelow`` bytes, so that the reader takes what one read of the
+        /// socket brought (many small pieces of a chunked body) at once.
+        mutating func queue(_ piece: Data) {
+            if joining.count + piece.count <= LiveBody.joinBelow {
+                piece.withUnsafeBytes { joining.append(contentsOf: $0) }
+                return
+            }
+            if !joining.isEmpty {
+                pieces.append(Data(joining))
+                joining.removeAll(keepingCapacity: true)
+            }
+            if piece.count < LiveBody.joinBelow {
+                piece.withUnsafeBytes { joining.append(contentsOf: $0) }
+            } else {
+                pieces.append(piece)
+            }
         }
 
         /// The transport's resume, when the backlog has drained enough for it.
@@ -178,13 +205,7 @@ package final class LiveBody: Sendable {
                 defer { state.tail = Data() }
                 return .spill(state.spill, state.tail, offset: state.spillEnd)
             }
-            // Pieces that wait for the reader are joined, up to `joinBelow`: the reader takes what
-            // one read of the socket brought (many small pieces of a chunked body) at once.
-            if state.pieces.count > state.first, state.pieces[state.pieces.count - 1].count + piece.count <= Self.joinBelow {
-                state.pieces[state.pieces.count - 1].append(piece)
-            } else {
-                state.pieces.append(piece)
-            }
+            state.queue(piece)
             state.held += piece.count
             // Paused already (pieces the transport had on their way): the one resume answers it.
             guard !spillsBacklog, state.held > Self.pauseAbove, state.resumeTransport == nil else { return .handled(nil, goOn: true) }
@@ -324,6 +345,7 @@ package final class LiveBody: Sendable {
             guard !state.stopped else { return (nil, nil, nil) as (UnsafeContinuation<Wake, Never>?, (@Sendable () -> Void)?, (@Sendable () -> Void)?) }
             state.stopped = true
             state.pieces = []
+            state.joining = []
             state.first = 0
             state.held = 0
             state.spill = nil
