@@ -30,10 +30,8 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
         var lastActivity = NIODeadline.now()
         /// The body bytes written to the connection.
         var bodySent: Int64 = 0
-        /// Whether the reading waits for a reader that is behind (not idleness).
-        var waitingForReader = false
-        /// What the reading waits on while the reader is behind; `readerCaughtUp` when the reader
-        /// caught up before the wait was set.
+        /// What the reading waits on while the reader is behind (not idleness); `readerCaughtUp`
+        /// when the reader caught up before the wait was set.
         var pause: EventLoopPromise<Void>?
         var readerCaughtUp = false
         /// The task, once started; the sweep that watches it.
@@ -96,7 +94,7 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
     func idleCheck(at now: NIODeadline) -> IdleCheck {
         state.withLock { state in
             if state.ended { return .ended }
-            guard let task = state.task, !state.timedOut, !state.waitingForReader, now - state.lastActivity >= idleTimeout else {
+            guard let task = state.task, !state.timedOut, state.pause == nil, now - state.lastActivity >= idleTimeout else {
                 return .active
             }
             state.timedOut = true
@@ -240,7 +238,6 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
             }
             let pause = task.eventLoop.makePromise(of: Void.self)
             state.pause = pause
-            state.waitingForReader = true
             return pause.futureResult
         }
     }
@@ -255,7 +252,6 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
                 state.readerCaughtUp = true
                 return nil
             }
-            state.waitingForReader = false
             return pause
         }?.succeed(())
     }

@@ -131,18 +131,14 @@ package final class LiveBody: Sendable {
         /// within ``LiveBody/joinBelow`` bytes, so that the reader takes what one read of the
         /// socket brought (many small pieces of a chunked body) at once.
         mutating func queue(_ piece: Data) {
-            if joining.count + piece.count <= LiveBody.joinBelow {
-                piece.withUnsafeBytes { joining.append(contentsOf: $0) }
-                return
-            }
-            if !joining.isEmpty {
+            if !joining.isEmpty, joining.count + piece.count > LiveBody.joinBelow {
                 pieces.append(Data(joining))
                 joining.removeAll(keepingCapacity: true)
             }
-            if piece.count < LiveBody.joinBelow {
+            if piece.count <= LiveBody.joinBelow {
                 piece.withUnsafeBytes { joining.append(contentsOf: $0) }
             } else {
-                pieces.append(piece)
+                pieces.append(piece)  // a large piece goes as it is
             }
         }
 
