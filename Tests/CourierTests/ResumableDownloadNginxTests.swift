@@ -36,12 +36,8 @@ import Testing
         /// at once; it is waited for (10 s at most) only because another process writes it.
         func status(of path: String) async -> Int? {
             let prefix = "GET \(path) "
-            let clock = ContinuousClock()
-            let deadline = clock.now + .seconds(10)
-            while true {
-                if let line = requests().last(where: { $0.hasPrefix(prefix) }) { return Int(line.split(separator: " ").last ?? "") }
-                guard clock.now < deadline, (try? await Task.sleep(for: .milliseconds(10))) != nil else { return nil }
-            }
+            _ = await eventually { requests().contains { $0.hasPrefix(prefix) } }
+            return requests().last { $0.hasPrefix(prefix) }.flatMap { Int($0.split(separator: " ").last ?? "") }
         }
     }
 

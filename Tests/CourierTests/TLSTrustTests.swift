@@ -400,7 +400,7 @@ import Testing
                 #expect(try await iterator.next() == .text("through the tunnel"))
                 try await socket.close()
             }
-            #expect(proxy.output.contains("CONNECT \(host):\(server.baseURL.port ?? 0)"), "\(proxy.output.suffix(2000))")
+            #expect(await proxy.printed("CONNECT \(host):\(server.baseURL.port ?? 0)"), "\(proxy.output.suffix(2000))")
             try await withAsyncHTTPClient(pinned, proxy: .init(host: "127.0.0.1", port: port, user: "alice", password: "wrong-proxy-pass")) { client in
                 let error = await #expect(throws: CourierError.self) { try await client.webSocket(Request(.get, url)) }
                 #expect(error?.kind == .cannotConnect && error?.message.contains("407") == true, "\(String(describing: error))")
@@ -418,7 +418,7 @@ import Testing
             try await socket.close()
         }
         await plain.stop()
-        #expect(proxy.output.contains("CONNECT 127.0.0.1:\(plain.baseURL.port ?? 0)"), "\(proxy.output.suffix(2000))")
+        #expect(await proxy.printed("CONNECT 127.0.0.1:\(plain.baseURL.port ?? 0)"), "\(proxy.output.suffix(2000))")
     }
 
     // MARK: - URLSession
@@ -468,7 +468,7 @@ import Testing
                     }
                 }
             }
-            #expect(proxy.output.contains("CONNECT localhost:\(site.ports["good"] ?? 0)"), "\(proxy.output.suffix(2000))")
+            #expect(await proxy.printed("CONNECT localhost:\(site.ports["good"] ?? 0)"), "\(proxy.output.suffix(2000))")
             try await withAsyncHTTPClient(
                 TrustPolicy(roots: .adding(roots)), proxy: .init(host: "127.0.0.1", port: port, user: "alice", password: "wrong-proxy-pass")
             ) { client in

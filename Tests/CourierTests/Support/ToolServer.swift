@@ -154,6 +154,12 @@ final class ToolServer: Sendable {
     /// What the server printed.
     var output: String { log.withLock { $0 } }
 
+    /// Whether the server prints `text` within `limit`. A server that logs a request when its
+    /// connection ends (proxy.py) can print it after the client has its answer.
+    func printed(_ text: String, within limit: Duration = .seconds(10)) async -> Bool {
+        await eventually(within: limit) { output.contains(text) }
+    }
+
     deinit {
         Self.close(input)  // the watcher then stops mitmdump
     }
@@ -166,4 +172,15 @@ final class ToolServer: Sendable {
         }
         try? descriptor?.close()
     }
+}
+
+/// Whether `condition` holds within `limit`, looked at every 10 ms: for what another process writes
+/// (a log line), which gives nothing else to wait on.
+func eventually(within limit: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now + limit
+    while !condition() {
+        guard clock.now < deadline, (try? await Task.sleep(for: .milliseconds(10))) != nil else { return condition() }
+    }
+    return true
 }
