@@ -227,7 +227,7 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
         }
         if let progress { observer.download?(progress) }
         if answered { endUnwantedBody(task) }
-        guard let live, !live.deliver(Data(buffer: buffer), resume: { [self] in readerCaughtUp() }) else {
+        guard let live, !live.deliver(BufferPiece(buffer: buffer), resume: { [self] in readerCaughtUp() }) else {
             return task.eventLoop.makeSucceededVoidFuture()
         }
         // The reader is behind: the reading waits for it, unless it caught up meanwhile.
@@ -284,6 +284,20 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
         observer.download?(TransferProgress(completed: count, total: count))
         return response
     }
+}
+
+/// A piece of a streamed body as async-http-client hands it over: joined to the pieces before it
+/// from where it is, and made a `Data` only when ``Courier/LiveBody`` hands it on whole.
+struct BufferPiece: LiveBody.Piece {
+    let buffer: ByteBuffer
+
+    var count: Int { buffer.readableBytes }
+
+    func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try buffer.withUnsafeReadableBytes(body)
+    }
+
+    func makeData() -> Data { Data(buffer: buffer) }
 }
 
 /// A failure while the response body was read: the head had arrived, and `received` bytes of the

@@ -21,12 +21,31 @@ import Foundation
 /// ``stop()`` (the reader cancelled, or let the stream go) drops what is held and stops the
 /// exchange with the closure the transport gave ``onStop(_:)``.
 package final class LiveBody: Sendable {
+    /// A piece as a transport has it (a `Data`, or async-http-client's buffer): its bytes are read
+    /// where they are, and made a `Data` only when the piece is handed on whole (to a reader that
+    /// waits, or as a piece too large to join). Making and freeing a `Data` for every small piece
+    /// of a stream cost more than the bytes it copied.
+    package protocol Piece {
+        /// Its length in bytes.
+        var count: Int { get }
+        /// Calls `body` with its bytes.
+        func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result
+        /// Its bytes as a `Data`.
+        func makeData() -> Data
+    }
+
     /// What wakes a waiting reader.
     private enum Wake {
         case piece(Data)
         /// Something is ready that the reader fetches itself (the backlog on disk).
         case lookAgain
         case end(Result<Data?, CourierError>)
+    }
+
+    /// What a delivered piece leads to, decided under the lock.
+    private enum DeliveryStep {
+        case handled(UnsafeContinuation<Wake, Never>?, goOn: Bool)
+        case spill(SpillFile?, Data, offset: Int64)
     }
 
     /// What a reader can take now.
@@ -130,7 +149,7 @@ package final class LiveBody: Sendable {
         /// Queues `piece` after the others: joined to the small pieces before it while they stay
         /// within ``LiveBody/joinBelow`` bytes, so that the reader takes what one read of the
         /// socket brought (many small pieces of a chunked body) at once.
-        mutating func queue(_ piece: Data) {
+        mutating func queue(_ piece: some Piece) {
             if !joining.isEmpty, joining.count + piece.count > LiveBody.joinBelow {
                 pieces.append(Data(joining))
                 joining.removeAll(keepingCapacity: true)
@@ -138,7 +157,7 @@ package final class LiveBody: Sendable {
             if piece.count <= LiveBody.joinBelow {
                 piece.withUnsafeBytes { joining.append(contentsOf: $0) }
             } else {
-                pieces.append(piece)  // a large piece goes as it is
+                pieces.append(piece.makeData())  // a large piece goes as it is
             }
         }
 
@@ -174,12 +193,8 @@ package final class LiveBody: Sendable {
     /// `false`, it reads nothing more until `resume` runs. Pieces delivered while it is paused
     /// (already on their way) are kept and answered `true`: one pause, one resume. A body that
     /// spills its backlog always answers `true`.
-    package func deliver(_ piece: Data, resume: @escaping @Sendable () -> Void) -> Bool {
-        enum Step {
-            case handled(UnsafeContinuation<Wake, Never>?, goOn: Bool)
-            case spill(SpillFile?, Data, offset: Int64)
-        }
-        let step = state.withLock { state -> Step in
+    package func deliver(_ piece: some Piece, resume: @escaping @Sendable () -> Void) -> Bool {
+        let step = state.withLock { state -> DeliveryStep in
             guard !state.stopped, !state.ended else { return .handled(nil, goOn: true) }
             state.received += Int64(piece.count)
             // A waiting reader has had everything before this piece, unless older bytes are still
@@ -190,7 +205,7 @@ package final class LiveBody: Sendable {
             }
             if spillsBacklog,
                state.spillEnd > state.spillRead || state.spillWriting || !state.tail.isEmpty || state.held + piece.count > Self.pauseAbove {
-                state.tail.append(piece)
+                state.tail.append(piece.makeData())
                 guard state.tail.count >= Self.spillWriteSize, !state.spillWriting else { return .handled(nil, goOn: true) }
                 // A drained file is written again from its start, unless the reader is reading it.
                 if state.spillRead == state.spillEnd, !state.spillReading {
@@ -210,7 +225,7 @@ package final class LiveBody: Sendable {
         }
         switch step {
         case .handled(let reader, let goOn):
-            reader?.resume(returning: .piece(piece))
+            reader?.resume(returning: .piece(piece.makeData()))
             return goOn
         case .spill(let existing, let bytes, let offset):
             spill(bytes, to: existing, at: offset)
@@ -359,4 +374,9 @@ package final class LiveBody: Sendable {
         resume?()
         stop?()
     }
+}
+
+extension Data: LiveBody.Piece {
+    /// The piece itself.
+    package func makeData() -> Data { self }
 }
