@@ -84,6 +84,50 @@ struct EventStreamParserTests {
         #expect(splitter.nextLine() == nil)
     }
 
+    /// Lines taken where they lie (``LineSplitter/nextLine(_:)``, as events are read) and as slices
+    /// come out alike, as the standard cuts them: CR, LF and CRLF each end one line, however the
+    /// pieces fall, for lines that end with CR alone (searched a window at a time) and lines longer
+    /// than that window.
+    @Test(arguments: pieceSizes)
+    func longLinesAndLinesEndedByCRAloneSplitAsTheStandardSays(size: Int) {
+        var text = String(repeating: "a\r", count: 2_000)
+        text += String(repeating: "x", count: 3_000) + "\r\n" + String(repeating: "y", count: 2_500) + "\n"
+        text += String(repeating: "b\r\n", count: 1_500) + String(repeating: "z", count: 1_100) + "\r" + "\rc\n\nd"
+        var expected: [String] = []
+        var current = ""
+        var afterCR = false
+        for character in text.unicodeScalars {
+            if character == "\n", afterCR {
+                afterCR = false
+                continue
+            }
+            afterCR = character == "\r"
+            if character == "\r" || character == "\n" {
+                expected.append(current)
+                current = ""
+            } else {
+                current.unicodeScalars.append(character)
+            }
+        }
+        let bytes = Array(text.utf8)
+        for whereTheyLie in [true, false] {
+            var splitter = LineSplitter(endings: .any)
+            var lines: [String] = []
+            var index = 0
+            while index < bytes.count {
+                splitter.append(bytes[index..<min(index + size, bytes.count)])
+                index += size
+                if whereTheyLie {
+                    while let line = splitter.nextLine({ String(decoding: $0, as: UTF8.self) }) { lines.append(line) }
+                } else {
+                    while let line = splitter.nextLine() { lines.append(line) }
+                }
+            }
+            #expect(lines == expected, "taken where they lie: \(whereTheyLie)")
+            #expect(splitter.rest() == current)
+        }
+    }
+
     /// NDJSON's lines end with LF; a CR before it goes, a CR alone does not end a line.
     @Test func lineFeedLinesKeepALoneCR() {
         var splitter = LineSplitter(endings: .lineFeed)

@@ -47,40 +47,80 @@ package struct LineSplitter: Sendable {
     /// ``nextLine()`` as its bytes, with no `String` made: a slice of the splitter's buffer, to let
     /// go of before the next ``append(_:)`` (which would otherwise copy the buffer).
     package mutating func nextLineBytes() -> ArraySlice<UInt8>? {
-        if pendingLineFeed, start < buffer.count {
+        guard let (end, next) = nextLineEnd() else { return nil }
+        return take(upTo: end, next: next)
+    }
+
+    /// The next whole line handed to `body` where it lies in the buffer, without its end (no slice
+    /// of the buffer is kept, so nothing is retained or copied); `nil` until a line is whole.
+    package mutating func nextLine<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result? {
+        guard let (end, next) = nextLineEnd() else { return nil }
+        let from = start
+        start = next
+        scanned = next
+        return buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[from..<end])) }
+    }
+
+    /// Where the next whole line ends and the one after it starts, in `buffer`; `nil` until a line
+    /// is whole. Searches the buffer's storage with `memchr`.
+    private mutating func nextLineEnd() -> (end: Int, next: Int)? {
+        let anyEnd = endings == .any
+        let lineStart = start
+        let found: (skipped: Bool, end: Int?, next: Int) = buffer.withUnsafeBufferPointer { bytes in
+            var from = max(scanned, lineStart)
+            var skipped = false
+            // The LF of a CR that ended the last line, come in this piece.
+            if pendingLineFeed, lineStart < bytes.count {
+                skipped = true
+                if bytes[lineStart] == UInt8(ascii: "\n") { from = max(from, lineStart + 1) }
+            }
+            let count = bytes.count
+            guard from < count, let base = bytes.baseAddress else { return (skipped, nil, count) }
+            guard anyEnd else {
+                guard let lineFeed = Self.find(UInt8(ascii: "\n"), in: base, from: from, to: count) else { return (skipped, nil, count) }
+                let end = lineFeed > lineStart && base[lineFeed - 1] == UInt8(ascii: "\r") ? lineFeed - 1 : lineFeed
+                return (skipped, end, lineFeed + 1)
+            }
+            // A CR ends a line too: the first CR or LF wins. Searched a window at a time, so that a
+            // stream whose lines end with CR alone is not searched to its end for an LF at each line.
+            var window = from
+            while window < count {
+                let windowEnd = min(count, window + Self.window)
+                let lineFeed = Self.find(UInt8(ascii: "\n"), in: base, from: window, to: windowEnd)
+                if let carriageReturn = Self.find(UInt8(ascii: "\r"), in: base, from: window, to: lineFeed ?? windowEnd) {
+                    guard carriageReturn + 1 < count else { return (skipped, carriageReturn, -1) }  // its LF may come in the next piece
+                    return (skipped, carriageReturn, base[carriageReturn + 1] == UInt8(ascii: "\n") ? carriageReturn + 2 : carriageReturn + 1)
+                }
+                if let lineFeed { return (skipped, lineFeed, lineFeed + 1) }
+                window = windowEnd
+            }
+            return (skipped, nil, count)
+        }
+        if found.skipped {
             pendingLineFeed = false
-            if buffer[start] == UInt8(ascii: "\n") {
+            if buffer[lineStart] == UInt8(ascii: "\n") {
                 start += 1
                 scanned = max(scanned, start)
             }
         }
-        let from = max(scanned, start)
-        let anyEnd = endings == .any
-        // The first line end at or after `from`, searched in the buffer's storage.
-        let found: Int? = buffer.withUnsafeBufferPointer { bytes in
-            var index = from
-            while index < bytes.count {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: "\n") || (anyEnd && byte == UInt8(ascii: "\r")) { return index }
-                index += 1
-            }
+        guard let end = found.end else {
+            scanned = found.next
             return nil
         }
-        guard let index = found else {
-            scanned = buffer.count
-            return nil
+        if found.next < 0 {
+            pendingLineFeed = true
+            return (end, end + 1)
         }
-        if buffer[index] == UInt8(ascii: "\n") {
-            var end = index
-            if endings == .lineFeed, end > start, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-            return take(upTo: end, next: index + 1)
-        }
-        // A CR, with `.any` endings.
-        if index + 1 < buffer.count {
-            return take(upTo: index, next: buffer[index + 1] == UInt8(ascii: "\n") ? index + 2 : index + 1)
-        }
-        pendingLineFeed = true
-        return take(upTo: index, next: index + 1)
+        return (end, found.next)
+    }
+
+    /// The bytes searched at once for the end of a line that may end with CR or LF.
+    private static let window = 1024
+
+    /// The index of the first `byte` in `base[from..<to]`, if any.
+    private static func find(_ byte: UInt8, in base: UnsafePointer<UInt8>, from: Int, to: Int) -> Int? {
+        guard from < to, let found = memchr(base + from, Int32(byte), to - from) else { return nil }
+        return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
     }
 
     /// ``rest()`` as its bytes.

@@ -161,20 +161,25 @@ struct EventReader: CourierIterator {
 
     mutating func next() async throws(CourierError) -> ServerSentEvent? {
         while true {
-            // The lines already read are taken without an async call each: only reading more waits.
-            let line: ArraySlice<UInt8>
-            if let buffered = lines.splitter.nextLineBytes() {
-                line = buffered
-            } else if let read = try await lines.nextBytes() {
-                line = read
-            } else {
-                return nil
+            // The lines already read are parsed where they lie, without an async call or a slice
+            // each: only reading more waits.
+            while let taken = Self.nextBuffered(&lines.splitter, &parser) {
+                if let event = taken { return counted(event) }
             }
-            if let event = parser.take(line) {
-                lines.pieces.handle.record?.countEvent()
-                return event
-            }
+            guard let line = try await lines.nextBytes() else { return nil }
+            if let event = parser.take(line) { return counted(event) }
         }
+    }
+
+    /// What the next line in `splitter` dispatches (`nil` inside when it dispatches nothing);
+    /// `nil` when no line is whole.
+    private static func nextBuffered(_ splitter: inout LineSplitter, _ parser: inout EventStreamParser) -> ServerSentEvent?? {
+        splitter.nextLine { parser.take(bytes: $0) }
+    }
+
+    private func counted(_ event: ServerSentEvent) -> ServerSentEvent {
+        lines.pieces.handle.record?.countEvent()
+        return event
     }
 }
 

@@ -53,22 +53,27 @@ package struct EventStreamParser: Sendable {
     /// as U+FFFD, as a decoded line would be: the colon, the space and LF are ASCII, so decoding
     /// before or after cutting there gives the same text).
     package mutating func take(_ line: ArraySlice<UInt8>) -> ServerSentEvent? {
-        var line = line
+        line.withUnsafeBytes { take(bytes: $0) }
+    }
+
+    /// ``take(_:)`` on the line's bytes where they are.
+    mutating func take(bytes: UnsafeRawBufferPointer) -> ServerSentEvent? {
+        var line = bytes
         if atStart {
             atStart = false
-            if line.starts(with: [0xEF, 0xBB, 0xBF]) { line = line.dropFirst(3) }  // a BOM, U+FEFF
+            if line.starts(with: [0xEF, 0xBB, 0xBF]) { line = UnsafeRawBufferPointer(rebasing: line.dropFirst(3)) }  // a BOM, U+FEFF
         }
         guard let first = line.first else { return dispatch() }
         if first == UInt8(ascii: ":") { return nil }
-        let field: ArraySlice<UInt8>
-        var value: ArraySlice<UInt8>
+        let field: UnsafeRawBufferPointer
+        var value: UnsafeRawBufferPointer
         if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
-            field = line[..<colon]
-            value = line[(colon + 1)...]
-            if value.first == UInt8(ascii: " ") { value = value.dropFirst() }
+            field = UnsafeRawBufferPointer(rebasing: line[..<colon])
+            let after = colon + 1 < line.count && line[colon + 1] == UInt8(ascii: " ") ? colon + 2 : colon + 1
+            value = UnsafeRawBufferPointer(rebasing: line[after...])
         } else {
             field = line
-            value = []
+            value = UnsafeRawBufferPointer(start: nil, count: 0)
         }
         if Self.is(field, "data") {
             if hasData { data.append(UInt8(ascii: "\n")) }
@@ -87,14 +92,9 @@ package struct EventStreamParser: Sendable {
     }
 
     /// Whether `bytes` are the ASCII field name `name`.
-    private static func `is`(_ bytes: ArraySlice<UInt8>, _ name: StaticString) -> Bool {
-        guard bytes.count == name.utf8CodeUnitCount else { return false }
-        return bytes.withUnsafeBufferPointer { field in
-            name.withUTF8Buffer { name in
-                guard let field = field.baseAddress, let name = name.baseAddress else { return false }
-                return memcmp(field, name, bytes.count) == 0
-            }
-        }
+    private static func `is`(_ bytes: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
+        guard bytes.count == name.utf8CodeUnitCount, let field = bytes.baseAddress else { return false }
+        return memcmp(field, name.utf8Start, bytes.count) == 0
     }
 
     /// The end of the stream: an event not ended by a blank line is dropped, its `id:` with it, and
