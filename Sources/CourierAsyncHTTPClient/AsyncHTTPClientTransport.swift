@@ -81,6 +81,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     let idleSweeps: [ObjectIdentifier: IdleSweep]
     /// The sweep for a task on a loop outside that group.
     let fallbackSweep: IdleSweep
+    /// The loop each exchange's delegate runs on.
+    let loopChoice: LoopChoice
     /// The proxy requests go through (WebSockets too, in a tunnel of their own).
     let proxy: Proxy?
 
@@ -115,6 +117,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         pinned = problem == nil ? PinnedConnections(configuration.trust, configuration: clientConfiguration) : PinnedConnections()
         ownsClient = true
         (idleSweeps, fallbackSweep) = IdleSweep.sweeps(for: client.eventLoopGroup)
+        loopChoice = LoopChoice(group: client.eventLoopGroup)
         uploadChunkSize = configuration.uploadChunkSize
         decodesCompressedBodies = configuration.decodesCompressedBodies
         proxy = configuration.proxy
@@ -129,6 +132,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         self.client = client
         ownsClient = false
         (idleSweeps, fallbackSweep) = IdleSweep.sweeps(for: client.eventLoopGroup)
+        loopChoice = LoopChoice(group: client.eventLoopGroup)
         self.uploadChunkSize = uploadChunkSize
         self.decodesCompressedBodies = decodesCompressedBodies
         configurationProblem = nil
