@@ -49,11 +49,12 @@ extension AsyncHTTPClientTransport: NetworkTransport {
         // The loop where this client's last exchanges left a connection idle (a pinned host's
         // client keeps connections of its own, and its exchanges take async-http-client's choice).
         let pinnedClient = pinned.client(for: request.url)
-        let loop = pinnedClient == nil ? loopChoice.next() : nil
+        let choosesLoop = pinnedClient == nil
+        let loop = choosesLoop ? loopChoice.next() : nil
         let task = (pinnedClient ?? client).execute(request: wire, delegate: delegate, eventLoop: loop.map { .delegate(on: $0) } ?? .indifferent, deadline: nil)
         delegate.started(task, sweep: idleSweeps[ObjectIdentifier(task.eventLoop)] ?? fallbackSweep)
         task.futureResult.whenComplete { [loopChoice] result in
-            if pinnedClient == nil, case .success = result { loopChoice.ended(on: task.eventLoop) }
+            if choosesLoop, case .success = result { loopChoice.ended(on: task.eventLoop) }
             delegate.ended(result)
         }
         control.attach { task.cancel() }

@@ -47,71 +47,60 @@ package struct LineSplitter: Sendable {
     /// ``nextLine()`` as its bytes, with no `String` made: a slice of the splitter's buffer, to let
     /// go of before the next ``append(_:)`` (which would otherwise copy the buffer).
     package mutating func nextLineBytes() -> ArraySlice<UInt8>? {
-        guard let (end, next) = nextLineEnd() else { return nil }
-        return take(upTo: end, next: next)
+        nextLineRange().map { buffer[$0] }
     }
 
     /// The next whole line handed to `body` where it lies in the buffer, without its end (no slice
     /// of the buffer is kept, so nothing is retained or copied); `nil` until a line is whole.
     package mutating func nextLine<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result? {
-        guard let (end, next) = nextLineEnd() else { return nil }
-        let from = start
-        start = next
-        scanned = next
-        return buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[from..<end])) }
+        guard let line = nextLineRange() else { return nil }
+        return buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[line])) }
     }
 
-    /// Where the next whole line ends and the one after it starts, in `buffer`; `nil` until a line
-    /// is whole. Searches the buffer's storage with `memchr`.
-    private mutating func nextLineEnd() -> (end: Int, next: Int)? {
-        let anyEnd = endings == .any
-        let lineStart = start
-        let found: (skipped: Bool, end: Int?, next: Int) = buffer.withUnsafeBufferPointer { bytes in
-            var from = max(scanned, lineStart)
-            var skipped = false
-            // The LF of a CR that ended the last line, come in this piece.
-            if pendingLineFeed, lineStart < bytes.count {
-                skipped = true
-                if bytes[lineStart] == UInt8(ascii: "\n") { from = max(from, lineStart + 1) }
-            }
-            let count = bytes.count
-            guard from < count, let base = bytes.baseAddress else { return (skipped, nil, count) }
-            guard anyEnd else {
-                guard let lineFeed = Self.find(UInt8(ascii: "\n"), in: base, from: from, to: count) else { return (skipped, nil, count) }
-                let end = lineFeed > lineStart && base[lineFeed - 1] == UInt8(ascii: "\r") ? lineFeed - 1 : lineFeed
-                return (skipped, end, lineFeed + 1)
-            }
-            // A CR ends a line too: the first CR or LF wins. Searched a window at a time, so that a
-            // stream whose lines end with CR alone is not searched to its end for an LF at each line.
-            var window = from
-            while window < count {
-                let windowEnd = min(count, window + Self.window)
-                let lineFeed = Self.find(UInt8(ascii: "\n"), in: base, from: window, to: windowEnd)
-                if let carriageReturn = Self.find(UInt8(ascii: "\r"), in: base, from: window, to: lineFeed ?? windowEnd) {
-                    guard carriageReturn + 1 < count else { return (skipped, carriageReturn, -1) }  // its LF may come in the next piece
-                    return (skipped, carriageReturn, base[carriageReturn + 1] == UInt8(ascii: "\n") ? carriageReturn + 2 : carriageReturn + 1)
-                }
-                if let lineFeed { return (skipped, lineFeed, lineFeed + 1) }
-                window = windowEnd
-            }
-            return (skipped, nil, count)
-        }
-        if found.skipped {
+    /// Where the next whole line lies in `buffer`, without its end, the splitter moved past it;
+    /// `nil` until a line is whole.
+    private mutating func nextLineRange() -> Range<Int>? {
+        if pendingLineFeed, start < buffer.count {
             pendingLineFeed = false
-            if buffer[lineStart] == UInt8(ascii: "\n") {
+            if buffer[start] == UInt8(ascii: "\n") {
                 start += 1
                 scanned = max(scanned, start)
             }
         }
-        guard let end = found.end else {
-            scanned = found.next
+        guard let index = firstLineEnd(from: max(scanned, start)) else {
+            scanned = buffer.count
             return nil
         }
-        if found.next < 0 {
-            pendingLineFeed = true
-            return (end, end + 1)
+        if buffer[index] == UInt8(ascii: "\n") {
+            var end = index
+            if endings == .lineFeed, end > start, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+            return take(upTo: end, next: index + 1)
         }
-        return (end, found.next)
+        // A CR, with `.any` endings.
+        if index + 1 < buffer.count {
+            return take(upTo: index, next: buffer[index + 1] == UInt8(ascii: "\n") ? index + 2 : index + 1)
+        }
+        pendingLineFeed = true
+        return take(upTo: index, next: index + 1)
+    }
+
+    /// The first line end at or after `from`: an LF, or with `.any` endings a CR too. Searched with
+    /// `memchr`; for `.any`, a window at a time, so that a stream whose lines end with CR alone is
+    /// not searched to its end for an LF at each line.
+    private func firstLineEnd(from: Int) -> Int? {
+        buffer.withUnsafeBufferPointer { bytes in
+            guard let base = bytes.baseAddress else { return nil }
+            guard endings == .any else { return Self.find(UInt8(ascii: "\n"), in: base, from: from, to: bytes.count) }
+            var window = from
+            while window < bytes.count {
+                let windowEnd = min(bytes.count, window + Self.window)
+                let lineFeed = Self.find(UInt8(ascii: "\n"), in: base, from: window, to: windowEnd)
+                if let carriageReturn = Self.find(UInt8(ascii: "\r"), in: base, from: window, to: lineFeed ?? windowEnd) { return carriageReturn }
+                if let lineFeed { return lineFeed }
+                window = windowEnd
+            }
+            return nil
+        }
     }
 
     /// The bytes searched at once for the end of a line that may end with CR or LF.
@@ -128,13 +117,15 @@ package struct LineSplitter: Sendable {
         guard start < buffer.count else { return nil }
         var end = buffer.count
         if endings == .lineFeed, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-        return take(upTo: end, next: buffer.count)
+        return buffer[take(upTo: end, next: buffer.count)]
     }
 
-    private mutating func take(upTo end: Int, next: Int) -> ArraySlice<UInt8> {
-        let line = buffer[start..<end]
-        start = next
-        scanned = next
-        return line
+    /// The line from `start` to `end`; the next one starts at `next`.
+    private mutating func take(upTo end: Int, next: Int) -> Range<Int> {
+        defer {
+            start = next
+            scanned = next
+        }
+        return start..<end
     }
 }
