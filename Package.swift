@@ -194,6 +194,8 @@ let package = Package(
                 "BenchWorkloads",
                 "Courier",
                 "CourierAsyncHTTPClient",
+                "ImageStoreServer",
+                "ImageStoreTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]

@@ -96,6 +96,26 @@ package enum SmallGet {
         }
     }
 
+    /// The same GET through Courier's transport alone (``Courier/HTTPTransport/send(_:observer:)``),
+    /// with no ``Courier/APIClient`` above it: the baseline that splits Courier's cost over the raw
+    /// API between the transport and the client's own layers.
+    package static func transport(_ transport: any HTTPTransport, baseURL: URL, path: String, expectedBytes: Int?) -> @Sendable () async throws -> Void {
+        let url = baseURL.absoluteString + "/" + path
+        let decoder = decoder()
+        let numbers = Ticket()
+        return {
+            guard let numbered = URL(string: url + "?n=\(numbers.take())") else { throw BenchError("transport: bad URL") }
+            let response = try await transport.send(TransportRequest(url: numbered), observer: TransferObserver())
+            guard response.statusCode == 200 else { throw BenchError("transport: \(response.statusCode)") }
+            if let expectedBytes {
+                guard response.body.count == expectedBytes else { throw BenchError("transport: \(response.body.count) bytes") }
+            } else {
+                let sample = try decoder.decode(Sample.self, from: response.body)
+                guard sample.id == "123" else { throw BenchError("transport: wrong sample") }
+            }
+        }
+    }
+
     /// The same GET with `HTTPClient.execute` and `collect`.
     package static func rawAHC(_ client: HTTPClient, baseURL: URL, path: String, expectedBytes: Int?) -> @Sendable () async throws -> Void {
         let url = baseURL.absoluteString + "/" + path

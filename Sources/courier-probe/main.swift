@@ -4,6 +4,8 @@ import Courier
 import CourierAsyncHTTPClient
 import Dispatch
 import Foundation
+import ImageStoreServer
+import ImageStoreTesting
 import MallocInterposerSwift
 #if canImport(Glibc)
 import Glibc
@@ -13,7 +15,8 @@ import Glibc
 // its own so that its counters (context switches, allocations, instructions under valgrind) see the
 // client and nothing of the server.
 //
-//   courier-probe --url BASE --side courier|raw|raw-delegate|cache-hit|cache-disk-hit|events|raw-events --transport ahc|urlsession
+//   courier-probe --url BASE|--in-process --side courier|transport|raw|raw-delegate|cache-hit|cache-disk-hit|events|raw-events
+//                 --transport ahc|urlsession
 //                 [--path sample] [--count N] [--warmup N] [--concurrency C] [--allocations]
 //                 [--feature off|sharing|metrics|tracing|tracing-recording|tracing-inmemory|cache|cookies|retry|record]
 //
@@ -21,12 +24,15 @@ import Glibc
 // answered from a memory cache, `.cacheOnly`, the whole `send`, the first one storing it;
 // `cache-disk-hit`: the same from a cache with no memory store; `events` and `raw-events`, on
 // async-http-client with `--path "events?count=N"`: one stream of N Server-Sent Events read through
-// Courier, or counted by hand as `courier-bench stream` does):
-//   switches=… voluntary=… involuntary=… mallocs=… bytes=…   (per request)
+// Courier, or counted by hand as `courier-bench stream` does; `transport`: the transport's own
+// `send`, with no APIClient above it). `--in-process` starts the sample server in this process, as
+// `courier-bench` does, in place of `--url` (the counters then see the server too). It prints:
+//   switches=… voluntary=… involuntary=… mallocs=… bytes=…   (per request)   seconds=… (the counted requests)
 // `--allocations` needs the interposer preloaded (LD_PRELOAD=libMallocInterposerSwift.so).
 
 struct ProbeOptions {
     var url: URL?
+    var inProcess = false
     var side = "courier"
     var transport = "ahc"
     var path = "sample"
@@ -41,6 +47,7 @@ struct ProbeOptions {
         while let argument = iterator.next() {
             switch argument {
             case "--url": url = iterator.next().flatMap(URL.init(string:))
+            case "--in-process": inProcess = true
             case "--side": side = iterator.next() ?? side
             case "--transport": transport = iterator.next() ?? transport
             case "--path": path = iterator.next() ?? path
@@ -62,7 +69,8 @@ func contextSwitches() -> (voluntary: Int, involuntary: Int) {
 }
 
 func probe(_ options: ProbeOptions) async throws {
-    guard let base = options.url else { throw BenchError("--url is required") }
+    let server = options.inProcess ? try await ImageStoreServer.instrumented() : nil
+    guard let base = server?.baseURL ?? options.url else { throw BenchError("--url or --in-process is required") }
     var ahcConfiguration = AsyncHTTPClientTransport.Configuration()
     ahcConfiguration.maximumConnectionsPerHost = 32
     let ahc = AsyncHTTPClientTransport(configuration: ahcConfiguration)
@@ -98,6 +106,8 @@ func probe(_ options: ProbeOptions) async throws {
             }
             guard expectedEvents.map({ $0 == seen }) ?? true else { throw BenchError("\(seen) events, not \(expectedEvents ?? 0)") }
         }
+    case ("transport", "ahc"): operation = SmallGet.transport(ahc, baseURL: base, path: options.path, expectedBytes: expected)
+    case ("transport", "urlsession"): operation = SmallGet.transport(URLSessionTransport(), baseURL: base, path: options.path, expectedBytes: expected)
     case ("raw-delegate", "ahc"): operation = SmallGet.rawAHCDelegate(ahc.client, baseURL: base, path: options.path, expectedBytes: expected)
     case ("raw", "ahc"): operation = SmallGet.rawAHC(ahc.client, baseURL: base, path: options.path, expectedBytes: expected)
     case ("raw", "urlsession"): operation = SmallGet.rawURLSession(SmallGet.rawSession(), baseURL: base, path: options.path, expectedBytes: expected)
@@ -107,11 +117,13 @@ func probe(_ options: ProbeOptions) async throws {
         _ = try await LoadRunner.run(count: options.warmup, concurrency: options.concurrency, operation)
     }
     let before = contextSwitches()
+    let started = ContinuousClock.now
     if options.allocations {
         MallocInterposerSwift.initialize()
         MallocInterposerSwift.hook()
     }
     _ = try await LoadRunner.run(count: options.count, concurrency: options.concurrency, operation)
+    let elapsed = ContinuousClock.now - started
     if options.allocations { MallocInterposerSwift.unhook() }
     let after = contextSwitches()
     let statistics = MallocInterposerSwift.getStatistics()
@@ -122,8 +134,10 @@ func probe(_ options: ProbeOptions) async throws {
     if options.allocations {
         line += String(format: " mallocs=%.2f bytes=%.0f", Double(statistics.mallocCount) / requests, Double(statistics.mallocBytesCount) / requests)
     }
+    line += String(format: " seconds=%.3f", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     print(line)
     try await ahc.shutdown()
+    await server?.stop()
 }
 
 // A synchronous main that waits for the work on a semaphore: valgrind 3.19 crashes on the way an
