@@ -10,11 +10,17 @@ termination) in FastAPI, on uvicorn, on a port of the kernel's choosing on 127.0
   /private/...          the same router behind a bearer token that is good for two PATCHes; POST /token
                         answers a new one in its Authorization header
   GET  /stats           {"patchBytes": N, "requests": M}: body bytes of every PATCH received, and
-                        the number of requests (the test's own /stats and /sha256 excluded)
+                        the number of requests (the test routes below and /token excluded)
   GET  /sha256/{id}     the SHA-256 of what the upload {id} holds
   POST /expire/{id}     forgets the upload {id}, as an expired one is forgotten
+  POST /truncate/{id}?to=N  keeps only the first N bytes of the upload {id}, as a server that lost
+                        the rest does (its HEAD then answers offset N)
+  POST /patches/hold    holds every PATCH, unanswered and away from the router (printing "held
+                        PATCH <path>"), until POST /patches/accept answers the held ones 500
 """
+import asyncio
 import hashlib
+import json
 import os
 import socket
 import sys
@@ -27,6 +33,7 @@ from tuspyserver import create_tus_router
 folder = tempfile.mkdtemp(prefix="courier-tus-")
 counts = {"patchBytes": 0, "requests": 0}
 drops = {"left": 3}
+held = {"patches": None}  # while PATCHes are held: the event that ends the hold
 DROP_AFTER = 300 * 1024
 
 app = FastAPI()
@@ -89,6 +96,36 @@ def expire(upload: str):
     return {}
 
 
+@app.post("/truncate/{upload}")
+def truncate(upload: str, to: int):
+    path = stored(upload)
+    if not 0 <= to <= os.path.getsize(path):
+        raise HTTPException(status_code=400)
+    os.truncate(path, to)
+    with open(f"{path}.info") as file:
+        info = json.load(file)
+    info["offset"] = to
+    with open(f"{path}.info", "w") as file:
+        json.dump(info, file)
+    return {"offset": to}
+
+
+@app.post("/patches/{choice}")
+async def patches(choice: str):
+    if choice == "hold":
+        held["patches"] = held["patches"] or asyncio.Event()
+    elif choice == "accept":
+        if held["patches"] is not None:
+            held["patches"].set()
+        held["patches"] = None
+    else:
+        raise HTTPException(status_code=404)
+    return {}
+
+
+TEST_ROUTES = ("/stats", "/sha256", "/expire", "/token", "/truncate", "/patches")
+
+
 def counting(inner):
     """Counts requests and PATCH body bytes; under /lying, PATCH answers overstate the offset."""
 
@@ -96,9 +133,16 @@ def counting(inner):
         if scope["type"] != "http":
             return await inner(scope, receive, send)
         path = scope["path"]
-        if not (path.startswith("/stats") or path.startswith("/sha256") or path.startswith("/expire") or path.startswith("/token")):
+        if not path.startswith(TEST_ROUTES):
             counts["requests"] += 1
         patch = scope["method"] == "PATCH"
+        hold = held["patches"] if patch else None
+        if hold is not None:
+            print(f"held PATCH {path}", flush=True)
+            await hold.wait()
+            await send({"type": "http.response.start", "status": 500, "headers": [(b"content-length", b"0")]})
+            await send({"type": "http.response.body", "body": b""})
+            return
 
         drop = patch and path.startswith("/flaky/") and drops["left"] > 0
         if drop:

@@ -31,15 +31,23 @@ struct UploadResumeTests {
         return APIClient(configuration: configuration, transport: transport)
     }
 
-    /// Runs `body` with a client on `kind` of a new tus server, keeping its uploads in a new
-    /// folder (given to `body` for the files it makes).
-    static func withTus(_ kind: TransportKind, _ body: (APIClient, URL) async throws -> Void) async throws {
+    /// Runs `body` with a new tus server, a transport of `kind`, and a new folder (for the files
+    /// it makes and the uploads it keeps), removed afterwards.
+    static func withTusServer(_ kind: TransportKind, _ body: (ToolServer, any HTTPTransport, URL) async throws -> Void) async throws {
         let directory = try TemporaryDirectory.created()
         defer { directory.remove() }
         let server = try await ToolServer.start(python: "upload-servers.py", in: .uploads)
         defer { Task { await server.stop() } }
-        try await kind.with { transport in try await body(Self.client(server, transport, keepingIn: directory.url), directory.url) }
+        try await kind.with { transport in try await body(server, transport, directory.url) }
         await server.stop()
+    }
+
+    /// Runs `body` with a client on `kind` of a new tus server, keeping its uploads in a new
+    /// folder (given to `body` for the files it makes).
+    static func withTus(_ kind: TransportKind, _ body: (APIClient, URL) async throws -> Void) async throws {
+        try await withTusServer(kind) { server, transport, directory in
+            try await body(Self.client(server, transport, keepingIn: directory), directory)
+        }
     }
 
     /// A file of `size` bytes that differ from one another (`seed` changes them all).
@@ -187,6 +195,37 @@ struct UploadResumeTests {
             let uploaded = answer.url
             #expect(uploaded != kept.uploadURL)
             #expect(try await Self.stored(client, at: uploaded).sha256 == (try Self.sha256(file)))
+        }
+    }
+
+    /// A server that lost part of an upload (its HEAD answers less than it had confirmed), and a
+    /// process killed right after it learnt that: the kept record then says the lower offset
+    /// beside a digest taken over more than it, and the next call still resumes the same upload
+    /// from what the server kept (the digest is checked over its own length).
+    @Test(arguments: TransportKind.allCases)
+    func anUploadTheServerLostPartOfResumesAfterACrash(kind: TransportKind) async throws {
+        try await Self.withTusServer(kind) { server, transport, directory in
+            let client = Self.client(server, transport, keepingIn: directory)
+            let file = try Self.file(4 << 20, in: directory)
+            let kept = try await Self.uploadPart(client, Request(.post, "files/"), file: file, identifier: "lost", chunkSize: 1 << 20, until: 2 << 20)
+            _ = try await client.send(Request<Data>(.post, "truncate/\(kept.uploadURL.lastPathComponent)", query: ["to": .int(1 << 20)]))
+            // A writer process learns the lower offset with HEAD and keeps it; it is killed once
+            // its next PATCH is held at the server, before its call can end.
+            _ = try await client.send(Request<Data>(.post, "patches/hold"))
+            let killed = try await killWriter([
+                "upload-writer", "--url", server.url.appendingPathComponent("files/").absoluteString, "--directory", directory.path,
+                "--file", file.path, "--chunk-size", "\(1 << 20)", "--transport", kind == .asyncHTTPClient ? "ahc" : "urlsession",
+                "--identifier", "lost", "--report", directory.appendingPathComponent("finished").path,
+            ]) { await server.printed("held PATCH /files/\(kept.uploadURL.lastPathComponent)", within: .seconds(60)) }
+            _ = try await client.send(Request<Data>(.post, "patches/accept"))
+            #expect(killed, "the writer was killed with its PATCH held")
+            let lowered = try #require(client.resumableUploads().first { $0.identifier == "lost" })
+            #expect(lowered.uploadURL.absoluteString == kept.uploadURL.absoluteString)
+            #expect(lowered.bytesConfirmed == 1 << 20, "the offset the server's HEAD answered")
+            let answer = try await client.upload(Request(.post, "files/"), from: file, resuming: "lost", chunkSize: 1 << 20)
+            #expect(answer.url.absoluteString == kept.uploadURL.absoluteString, "the same upload, resumed, not a new one")
+            #expect(try await Self.stored(client, at: kept.uploadURL).sha256 == (try Self.sha256(file)))
+            #expect(client.resumableUploads().isEmpty)
         }
     }
 
@@ -388,14 +427,10 @@ extension UploadResumeTests {
     /// one, each byte sent once.
     @Test(arguments: TransportKind.allCases)
     func aTokenThatExpiresMidUploadIsRenewed(kind: TransportKind) async throws {
-        let directory = try TemporaryDirectory.created()
-        defer { directory.remove() }
-        let server = try await ToolServer.start(python: "upload-servers.py", in: .uploads)
-        defer { Task { await server.stop() } }
-        try await kind.with { transport in
-            let client = Self.tokenClient(server, transport, keepingIn: directory.url)
+        try await Self.withTusServer(kind) { server, transport, directory in
+            let client = Self.tokenClient(server, transport, keepingIn: directory)
             let size = 5 << 20
-            let file = try Self.file(size, in: directory.url)
+            let file = try Self.file(size, in: directory)
             let answer = try await client.upload(Request(.post, "private/"), from: file, resuming: "private", chunkSize: 1 << 20)
             #expect(try await Self.stored(client, at: answer.url).sha256 == (try Self.sha256(file)))
             let stats = try await client.send(Request<JSONValue>(.get, "stats")).value
@@ -403,7 +438,6 @@ extension UploadResumeTests {
             #expect(stats["tokens"].flatMap { if case .int(let issued) = $0 { issued } else { nil } } ?? 0 >= 1, "renewed mid-upload")
             #expect(stats["patchBytes"] == .int(size), "the refused PATCH's body was not kept; each byte arrived once")
         }
-        await server.stop()
     }
 }
 

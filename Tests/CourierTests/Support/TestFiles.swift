@@ -67,6 +67,21 @@ func builtExecutable(_ name: String) throws -> URL {
     return found
 }
 
+/// Runs a `courier-test-helper` writer command and kills it with SIGKILL once `moment` returns
+/// true (what the test waits on, such as a server's log line; on false it is left to end by
+/// itself), and waits for it; returns whether the signal ended it.
+func killWriter(_ arguments: [String], when moment: @escaping @Sendable () async -> Bool) async throws -> Bool {
+    let executable = try testHelperExecutable()
+    let result = try await Subprocess.run(
+        .path(FilePath(executable.path)), arguments: Arguments(arguments), input: .inputWriter, output: .sequence, error: .discarded
+    ) { execution in
+        if await moment() { kill(execution.processIdentifier.value, SIGKILL) }
+        for try await _ in execution.standardOutput {}  // until the child ends
+    }
+    if case .signaled(let signal) = result.terminationStatus { return signal == SIGKILL }
+    return false
+}
+
 /// Runs a `courier-test-helper` writer command (`cache-writer`, `store-writer`, `outbox-writer`,
 /// `download-writer`) that kills itself with SIGKILL at a random moment within `within` of its
 /// `ready` (``CrashPoint``: the child takes the moment, so a parent busy with the rest of the
