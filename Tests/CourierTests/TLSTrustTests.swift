@@ -85,6 +85,10 @@ import Testing
         var configuration = AsyncHTTPClientTransport.Configuration()
         configuration.trust = trust
         configuration.proxy = proxy
+        // As `TransportKind.with`: on a loaded 2-core machine, late in the full suite, proxy.py
+        // once took more than the default 10 s to take a connection (`connectTimeout` where its 407
+        // was expected). No test here waits for a connect timeout.
+        configuration.connectTimeout = .seconds(60)
         let transport = AsyncHTTPClientTransport(configuration: configuration)
         do {
             try await body(client(transport))
