@@ -107,12 +107,17 @@ package enum SmallGet {
             guard let numbered = URL(string: url + "?n=\(numbers.take())") else { throw BenchError("transport: bad URL") }
             let response = try await transport.send(TransportRequest(url: numbered), observer: TransferObserver())
             guard response.statusCode == 200 else { throw BenchError("transport: \(response.statusCode)") }
-            if let expectedBytes {
-                guard response.body.count == expectedBytes else { throw BenchError("transport: \(response.body.count) bytes") }
-            } else {
-                let sample = try decoder.decode(Sample.self, from: response.body)
-                guard sample.id == "123" else { throw BenchError("transport: wrong sample") }
-            }
+            try check(response.body, expectedBytes: expectedBytes, decoder: decoder, side: "transport")
+        }
+    }
+
+    /// What every side checks of a body in a `Data`: `expectedBytes` long, or a ``Sample``.
+    private static func check(_ body: Data, expectedBytes: Int?, decoder: JSONDecoder, side: String) throws {
+        if let expectedBytes {
+            guard body.count == expectedBytes else { throw BenchError("\(side): \(body.count) bytes") }
+        } else {
+            let sample = try decoder.decode(Sample.self, from: body)
+            guard sample.id == "123" else { throw BenchError("\(side): wrong sample") }
         }
     }
 
@@ -143,12 +148,7 @@ package enum SmallGet {
             guard let numbered = URL(string: url + "?n=\(numbers.take())") else { throw BenchError("raw urlsession: bad URL") }
             let (data, response) = try await session.data(for: URLRequest(url: numbered))
             guard (response as? HTTPURLResponse)?.statusCode == 200 else { throw BenchError("raw urlsession: bad status") }
-            if let expectedBytes {
-                guard data.count == expectedBytes else { throw BenchError("raw urlsession: \(data.count) bytes") }
-            } else {
-                let sample = try decoder.decode(Sample.self, from: data)
-                guard sample.id == "123" else { throw BenchError("raw urlsession: wrong sample") }
-            }
+            try check(data, expectedBytes: expectedBytes, decoder: decoder, side: "raw urlsession")
         }
     }
 }

@@ -134,7 +134,7 @@ func probe(_ options: ProbeOptions) async throws {
     if options.allocations {
         line += String(format: " mallocs=%.2f bytes=%.0f", Double(statistics.mallocCount) / requests, Double(statistics.mallocBytesCount) / requests)
     }
-    line += String(format: " seconds=%.3f", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    line += String(format: " seconds=%.3f", elapsed.seconds)
     print(line)
     try await ahc.shutdown()
     await server?.stop()

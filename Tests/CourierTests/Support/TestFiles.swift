@@ -67,21 +67,6 @@ func builtExecutable(_ name: String) throws -> URL {
     return found
 }
 
-/// Runs a `courier-test-helper` writer command and kills it with SIGKILL once `moment` returns
-/// true (what the test waits on, such as a server's log line; on false it is left to end by
-/// itself), and waits for it; returns whether the signal ended it.
-func killWriter(_ arguments: [String], when moment: @escaping @Sendable () async -> Bool) async throws -> Bool {
-    let executable = try testHelperExecutable()
-    let result = try await Subprocess.run(
-        .path(FilePath(executable.path)), arguments: Arguments(arguments), input: .inputWriter, output: .sequence, error: .discarded
-    ) { execution in
-        if await moment() { kill(execution.processIdentifier.value, SIGKILL) }
-        for try await _ in execution.standardOutput {}  // until the child ends
-    }
-    if case .signaled(let signal) = result.terminationStatus { return signal == SIGKILL }
-    return false
-}
-
 /// Runs a `courier-test-helper` writer command (`cache-writer`, `store-writer`, `outbox-writer`,
 /// `download-writer`) that kills itself with SIGKILL at a random moment within `within` of its
 /// `ready` (``CrashPoint``: the child takes the moment, so a parent busy with the rest of the
@@ -93,13 +78,29 @@ func killWriter(_ arguments: [String], when moment: @escaping @Sendable () async
 /// reads the names of `/proc/self/fd` past the end of their records and crashes now and then
 /// (swift-corelibs-foundation pull request 5472), and the crash tests spawn hundreds of children.
 func killWriter(_ arguments: [String], within: Duration) async throws -> Bool {
-    let executable = try testHelperExecutable()
     let limit = within.components.seconds * 1_000_000 + within.components.attoseconds / 1_000_000_000_000
+    return try await runWriter(arguments, environment: .inherit.updating(["COURIER_CRASH_WITHIN_US": "\(limit)"])) { _ in }
+}
+
+/// Runs a `courier-test-helper` writer command as ``killWriter(_:within:)`` does, but the parent
+/// kills it with SIGKILL once `moment` returns true (what the test waits on, such as a server's
+/// log line; on false the writer is left to end by itself); returns whether the signal ended it.
+func killWriter(_ arguments: [String], when moment: @escaping @Sendable () async -> Bool) async throws -> Bool {
+    try await runWriter(arguments, environment: .inherit) { child in
+        if await moment() { kill(child, SIGKILL) }
+    }
+}
+
+/// Runs a writer, `meanwhile` given its process id, until it ends; whether SIGKILL ended it.
+private func runWriter(
+    _ arguments: [String], environment: Environment, meanwhile: @escaping @Sendable (pid_t) async -> Void
+) async throws -> Bool {
+    let executable = try testHelperExecutable()
     let result = try await Subprocess.run(
-        .path(FilePath(executable.path)), arguments: Arguments(arguments),
-        environment: .inherit.updating(["COURIER_CRASH_WITHIN_US": "\(limit)"]),
+        .path(FilePath(executable.path)), arguments: Arguments(arguments), environment: environment,
         input: .inputWriter, output: .sequence, error: .discarded
     ) { execution in
+        await meanwhile(execution.processIdentifier.value)
         for try await _ in execution.standardOutput {}  // until the child ends
     }
     if case .signaled(let signal) = result.terminationStatus { return signal == SIGKILL }
