@@ -21,7 +21,10 @@ public struct RequestBody: Sendable, ExpressibleByDictionaryLiteral {
     }
 
     /// No body.
-    public static let none = RequestBody(.none)
+    // Computed, not a stored `static let`: an app built with `-cross-module-optimization` read the
+    // stored one before it was initialised, as the default body of `Request.init`, and crashed in
+    // the first request it sent (Swift 6.3.1; `Scripts/check-cmo.sh`).
+    public static var none: RequestBody { RequestBody(.none) }
 
     /// Named parameters, encoded by the request's ``ParameterEncoding`` (JSON by default), or as
     /// multipart when any value is binary. On `GET` and `HEAD` they go into the query string.
