@@ -16,6 +16,11 @@ import Synchronization
 /// the connections that many requests at once open over the loops. The counts are a guess, never
 /// a promise: a connection the server closed meanwhile is still counted, and the request then
 /// goes on another connection, with hops, as it would have anyway.
+///
+/// What is counted is the loop the delegate ran on: async-http-client does not tell a delegate
+/// which loop its connection lives on. On a client that other code sends through too, the one idle
+/// connection may be one that code opened on another loop; the choice then keeps asking for the
+/// delegate's loop, and every exchange on that connection hops (``AsyncHTTPClientTransport/init(client:uploadChunkSize:decodesCompressedBodies:)``).
 final class LoopChoice: Sendable {
     private final class Slot: Sendable {
         let loop: any EventLoop
