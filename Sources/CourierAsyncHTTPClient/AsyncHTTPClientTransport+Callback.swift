@@ -40,7 +40,7 @@ extension AsyncHTTPClientTransport: NetworkTransport {
                 url: request.url, method: .init(rawValue: request.method.rawValue), headers: headers,
                 body: requestBody(request, observer: observer, unwanted: unwanted))
         } catch {
-            completion(.failure(Self.courierError(for: error, request: request)))
+            completion(.failure(Self.courierError(for: error, request: request, proxy: proxy)))
             return
         }
         let delegate = ResponseDelegate(

@@ -8,10 +8,13 @@ import NIOPosix
 import NIOSSL
 
 extension AsyncHTTPClientTransport {
-    /// Classifies an async-http-client or SwiftNIO error.
-    static func courierError(for error: any Error, request: TransportRequest) -> CourierError {
+    /// Classifies an async-http-client or SwiftNIO error. With a `proxy`, a connection that could
+    /// not be opened is the proxy's, and the error names it.
+    static func courierError(for error: any Error, request: TransportRequest, proxy: Proxy?) -> CourierError {
         let url = request.url
         let host = url.hostAndPort
+        // What a failed connection was to: the proxy when there is one (the server was never tried).
+        let connected = proxy.map { "the proxy \($0.host):\($0.port), on the way to \(host)" } ?? host
         if let error = error as? CourierError { return error }
         if let mismatch = error as? PinMismatch { return .untrustedServer(url, reason: mismatch.reason, underlyingError: error) }
         if error is IdleTimeout {
@@ -25,7 +28,7 @@ extension AsyncHTTPClientTransport {
             if let error = cause as? CourierError { return error }
             if cause is CancellationError || (cause as? HTTPClientError) == .cancelled || cause is IdleTimeout
                 || (cause as? HTTPClientError) == .deadlineExceeded || (cause as? HTTPClientError) == .readTimeout {
-                return courierError(for: cause, request: request)
+                return courierError(for: cause, request: request, proxy: proxy)
             }
             return ResponseFraming.truncated(url: url, received: interrupted.received, declared: interrupted.expected, underlyingError: cause)
         }
@@ -39,7 +42,7 @@ extension AsyncHTTPClientTransport {
             case .deadlineExceeded, .readTimeout, .writeTimeout:
                 return CourierError(.timedOut, "\(host) did not respond within \(request.timeout.formattedSeconds) seconds.", url: url, underlyingError: error)
             case .connectTimeout:
-                return CourierError(.timedOut, "Connecting to \(host) timed out.", url: url, underlyingError: error)
+                return CourierError(.timedOut, "Connecting to \(connected) timed out.", url: url, underlyingError: error)
             case .getConnectionFromPoolTimeout:
                 return CourierError(
                     .timedOut,
@@ -69,11 +72,12 @@ extension AsyncHTTPClientTransport {
         }
         if let reason = connectionFailure(error) {
             return CourierError(
-                .cannotConnect, "Could not connect to \(host): \(reason). Check that the server is running and the address is right.",
+                .cannotConnect,
+                "Could not connect to \(connected): \(reason). Check that the \(proxy == nil ? "server" : "proxy") is running and the address is right.",
                 url: url, underlyingError: error)
         }
         if let error = error as? ChannelError, case .connectTimeout = error {
-            return CourierError(.timedOut, "Connecting to \(host) timed out.", url: url, underlyingError: error)
+            return CourierError(.timedOut, "Connecting to \(connected) timed out.", url: url, underlyingError: error)
         }
         return CourierError(.transport, "The request to \(host) failed: \(error).", url: url, underlyingError: error)
     }

@@ -132,7 +132,7 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
         if !headReceived, let completion, case .failure(let error) = result, ChainDiagnosis.applies(to: error),
            let host = request.url.host, let port = request.url.port ?? (request.url.scheme == "https" ? 443 : nil) {
             // Worded once the chain was read again: expired, not yet valid, or an unknown root.
-            let refusal = AsyncHTTPClientTransport.courierError(for: error, request: request)
+            let refusal = AsyncHTTPClientTransport.courierError(for: error, request: request, proxy: transport.proxy)
             let configuration = transport.tlsConfiguration
             let url = request.url
             Task {
@@ -144,7 +144,7 @@ final class ResponseDelegate: HTTPClientResponseDelegate, Sendable {
         let outcome = result.mapError { error -> any Error in
             let cause: any Error = headReceived && !(error is CourierError)
                 ? BodyInterrupted(underlying: error, received: received, expected: expected) : error
-            return AsyncHTTPClientTransport.courierError(for: cause, request: request)
+            return AsyncHTTPClientTransport.courierError(for: cause, request: request, proxy: transport.proxy)
         }
         if let completion {
             completion(outcome)

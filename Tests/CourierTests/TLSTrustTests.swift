@@ -445,6 +445,34 @@ import Testing
 
     // MARK: - Proxies
 
+    /// A proxy that refuses the connection, and one that never takes it, are named in the error
+    /// of a request and of a WebSocket, beside the server they were for: that server was never
+    /// tried. (A request's connect timeout comes from async-http-client's pool, a WebSocket's from
+    /// its own connection.)
+    @Test func anUnreachableProxyIsNamed() async throws {
+        let silent = try FullListener()
+        defer { silent.close() }
+        for (port, kind) in [(1, CourierError.Kind.cannotConnect), (silent.port, .timedOut)] {
+            var configuration = AsyncHTTPClientTransport.Configuration()
+            configuration.proxy = .init(host: "127.0.0.1", port: port)
+            configuration.connectTimeout = .milliseconds(500)
+            let transport = AsyncHTTPClientTransport(configuration: configuration)
+            let client = APIClient(baseURL: URL(string: "http://127.0.0.1:9")!, transport: transport)
+            var socketRequest = Request<Data>(.get, "socket")
+            socketRequest.timeout = 0.5
+            let errors = [
+                await failure(client, "x"),
+                await #expect(throws: CourierError.self) { _ = try await client.webSocket(socketRequest) },
+            ]
+            try await transport.shutdown()
+            for error in errors {
+                #expect(error?.kind == kind, "\(String(describing: error))")
+                #expect(error?.message.contains("proxy 127.0.0.1:\(port)") == true, "\(String(describing: error))")
+                #expect(error?.message.contains("127.0.0.1:9") == true, "\(String(describing: error))")
+            }
+        }
+    }
+
     /// async-http-client through proxy.py with Basic credentials: HTTPS in a CONNECT
     /// tunnel, with the server's key pinned (a wrong pin is refused inside the tunnel as well);
     /// wrong credentials are refused by the proxy and say so.

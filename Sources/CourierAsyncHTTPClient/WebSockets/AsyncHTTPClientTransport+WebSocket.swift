@@ -54,7 +54,7 @@ extension AsyncHTTPClientTransport: WebSocketTransport {
                 opening.cancel()
             }
         } catch {
-            throw Self.courierError(for: error, request: request)
+            throw Self.courierError(for: error, request: request, proxy: proxy)
         }
         let outcome: WebSocketOpening.Outcome
         do {
@@ -75,7 +75,7 @@ extension AsyncHTTPClientTransport: WebSocketTransport {
                     .connectionLost, "\(url.hostAndPort) closed the connection without answering the WebSocket handshake.", url: url,
                     underlyingError: error)
             }
-            throw Self.courierError(for: error, request: request)
+            throw Self.courierError(for: error, request: request, proxy: proxy)
         }
         switch outcome {
         case .refused(let channel):
@@ -181,7 +181,7 @@ extension AsyncHTTPClientTransport: WebSocketTransport {
         } catch let error as CourierError {
             throw error
         } catch {
-            throw courierError(for: error, request: request)
+            throw courierError(for: error, request: request, proxy: nil)  // the connection is open: no failure here is one to connect
         }
         return response
     }

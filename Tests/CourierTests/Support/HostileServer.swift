@@ -15,17 +15,7 @@ final class HostileServer: Sendable {
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     init(_ behaviour: @escaping @Sendable (HostileConnection) -> Void) throws {
-        // Close-on-exec throughout: a helper process the tests start must not inherit these.
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.EMFILE) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        guard bound == 0, listen(fd, 64) == 0 else { close(fd); throw POSIXError(.EADDRINUSE) }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        let (fd, address) = try listenOnLoopback(backlog: 64)
         port = UInt16(bigEndian: address.sin_port)
         listener = fd
         var pipeEnds: [Int32] = [0, 0]
@@ -195,4 +185,49 @@ final class HostileConnection: @unchecked Sendable {
         closed = true
         Glibc.close(fd)
     }
+}
+
+/// A port on 127.0.0.1 that takes no connection: it listens with no room in its accept queue,
+/// which a connection it never accepts fills, so the kernel drops every later connection's SYN and
+/// a client's connect times out (where a closed port would refuse at once).
+final class FullListener: Sendable {
+    let port: Int
+    private let descriptors: [Int32]
+
+    init() throws {
+        let (listener, address) = try listenOnLoopback(backlog: 0)
+        // Fillers, never accepted: non-blocking, so one the full queue drops does not wait here.
+        var descriptors = [listener]
+        for _ in 0..<2 {
+            let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            guard filler >= 0 else { continue }
+            descriptors.append(filler)
+            var target = address
+            _ = withUnsafePointer(to: &target) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        self.descriptors = descriptors
+    }
+
+    func close() {
+        for descriptor in descriptors { Glibc.close(descriptor) }
+    }
+}
+
+/// A socket listening on 127.0.0.1 at a port the system chose, close-on-exec (a helper process the
+/// tests start must not inherit it), and its address.
+private func listenOnLoopback(backlog: Int32) throws -> (descriptor: Int32, address: sockaddr_in) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw POSIXError(.EMFILE) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+    guard bound == 0, listen(fd, backlog) == 0 else { close(fd); throw POSIXError(.EADDRINUSE) }
+    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+    return (fd, address)
 }
