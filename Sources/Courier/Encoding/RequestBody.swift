@@ -21,9 +21,9 @@ public struct RequestBody: Sendable, ExpressibleByDictionaryLiteral {
     }
 
     /// No body.
-    // Computed, not a stored `static let`: an app built with `-cross-module-optimization` read the
-    // stored one before it was initialised, as the default body of `Request.init`, and crashed in
-    // the first request it sent (Swift 6.3.1; `Scripts/check-cmo.sh`).
+    // Computed, not a stored `static let`: built with `-cross-module-optimization` (Swift 6.3.1),
+    // a client of the stored one crashed in the first request it sent, which took it as the default
+    // body of `Request.init`: it looked read before it was initialised (`Scripts/check-cmo.sh`).
     public static var none: RequestBody { RequestBody(.none) }
 
     /// Named parameters, encoded by the request's ``ParameterEncoding`` (JSON by default), or as
