@@ -19,7 +19,7 @@ extension AsyncHTTPClientTransport {
         if let mismatch = error as? PinMismatch { return .untrustedServer(url, reason: mismatch.reason, underlyingError: error) }
         if error is IdleTimeout {
             return CourierError(
-                .timedOut, "\(host) did not respond: nothing arrived for \(request.timeout.formattedSeconds) seconds.",
+                .timedOut, "\(host) did not respond: nothing arrived for \(request.boundedTimeout.formattedSeconds) seconds.",
                 url: url, underlyingError: error)
         }
         if let malformed = malformedAnswer(error, request: request) { return malformed }
@@ -39,8 +39,15 @@ extension AsyncHTTPClientTransport {
             switch error {
             case .cancelled:
                 return CourierError(.cancelled, "The request was cancelled.", url: url, underlyingError: error)
-            case .deadlineExceeded, .readTimeout, .writeTimeout:
-                return CourierError(.timedOut, "\(host) did not respond within \(request.timeout.formattedSeconds) seconds.", url: url, underlyingError: error)
+            case .readTimeout:
+                // The client's limit between two reads, not the request's timeout.
+                return CourierError(
+                    .timedOut, "\(host) sent nothing for longer than the client's read timeout (readTimeout).", url: url, underlyingError: error)
+            case .writeTimeout:
+                return CourierError(
+                    .timedOut, "\(host) took nothing of the request for longer than the client's write timeout.", url: url, underlyingError: error)
+            case .deadlineExceeded:
+                return CourierError(.timedOut, "\(host) did not answer before the request's deadline.", url: url, underlyingError: error)
             case .connectTimeout:
                 return CourierError(.timedOut, "Connecting to \(connected) timed out.", url: url, underlyingError: error)
             case .getConnectionFromPoolTimeout:

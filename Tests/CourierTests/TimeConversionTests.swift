@@ -24,6 +24,16 @@ struct TimeConversionTests {
         #expect(request.timeoutNanoseconds == Int64(bounded * 1e9))
     }
 
+    /// The seconds an error message names: any value, none crashes (an `Int` of a number past
+    /// `Int.max` traps).
+    @Test(arguments: [
+        (30.0, "30"), (0.5, "0.5"), (-0.0, "0"), (1e300, "1e+300"), (.greatestFiniteMagnitude, "1.79769e+308"),
+        (9.3e18, "9.3e+18"), (.infinity, "inf"), (.nan, "nan"),
+    ] as [(TimeInterval, String)])
+    func secondsInMessagesAreWrittenForAnyValue(seconds: TimeInterval, text: String) {
+        #expect(seconds.formattedSeconds == text)
+    }
+
     /// RFC 9110's example date in each of its three forms.
     @Test func httpDatesAreReadInEveryFormTheRFCNames() throws {
         let expected = Date(timeIntervalSince1970: 784_111_777)  // Sun, 06 Nov 1994 08:49:37 GMT

@@ -1,4 +1,5 @@
 @testable import Courier
+import CourierAsyncHTTPClient
 import Foundation
 import ImageStoreServer
 import ImageStoreTesting
@@ -187,6 +188,24 @@ import Testing
                     #expect(error?.message.contains("did not respond") == true)
                 }
             }
+        }
+    }
+
+    /// async-http-client's client-wide read timeout (`readTimeout`) ends a stalled request before
+    /// the request's own timeout: the error names that limit, not the request's seconds (it once
+    /// named the request's, which for a timeout past `Int.max` seconds crashed the app).
+    @Test func theClientsReadTimeoutIsNamed() async throws {
+        try await withServer { server in
+            var configuration = AsyncHTTPClientTransport.Configuration()
+            configuration.readTimeout = .milliseconds(300)
+            let transport = AsyncHTTPClientTransport(configuration: configuration)
+            var request = Request<Data>(.get, "delay/10000")
+            request.timeout = 60
+            let error = await #expect(throws: CourierError.self) { try await server.client(transport).send(request) }
+            try await transport.shutdown()
+            #expect(error?.kind == .timedOut, "\(String(describing: error))")
+            #expect(error?.message.contains("read timeout (readTimeout)") == true, "\(String(describing: error))")
+            #expect(error?.message.contains("60 seconds") == false, "\(String(describing: error))")
         }
     }
 

@@ -36,7 +36,9 @@ extension AsyncHTTPClientTransport: WebSocketTransport {
             ? [WebSocketExtensionFactory.perMessageDeflate(maxDecompressedFrameSize: options.maximumMessageSize).build()] : []
         let head = Self.handshakeHead(request, host: host, port: port, secure: secure, options: options, extensions: extensions)
         let pins = pinned.pins(for: url)
-        let timeout = TimeAmount.nanoseconds(Int64(min(request.timeout, 86_400) * 1_000_000_000))
+        // The handshake's wait: the request's timeout, at most a day.
+        let waitSeconds = min(request.boundedTimeout, 86_400)
+        let timeout = TimeAmount.nanoseconds(Int64(waitSeconds * 1_000_000_000))
         let opening = WebSocketOpening()
         let tunnel = proxy.map { WebSocketOpening.Tunnel(proxy: $0, host: host, port: port) }
         let upgrade: EventLoopFuture<WebSocketOpening.Outcome>
@@ -66,7 +68,7 @@ extension AsyncHTTPClientTransport: WebSocketTransport {
         } catch {
             if Task.isCancelled { throw CourierError.cancelled(url) }
             if opening.timedOut {
-                throw CourierError(.timedOut, "\(url.hostAndPort) did not answer the WebSocket handshake within \(request.timeout.formattedSeconds) seconds.", url: url, underlyingError: error)
+                throw CourierError(.timedOut, "\(url.hostAndPort) did not answer the WebSocket handshake within \(waitSeconds.formattedSeconds) seconds.", url: url, underlyingError: error)
             }
             if let mismatch = error as? PinMismatch { throw CourierError.untrustedServer(url, reason: mismatch.reason, underlyingError: error) }
             if let refusal = error as? NIOHTTP1ProxyConnectHandler.Error { throw Self.tunnelRefused(refusal, proxy: proxy, url: url) }
