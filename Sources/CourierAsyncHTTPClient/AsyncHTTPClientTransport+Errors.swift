@@ -19,7 +19,7 @@ extension AsyncHTTPClientTransport {
         if let mismatch = error as? PinMismatch { return .untrustedServer(url, reason: mismatch.reason, underlyingError: error) }
         if error is IdleTimeout {
             return CourierError(
-                .timedOut, "\(host) did not respond: nothing arrived for \(request.boundedTimeout.formattedSeconds) seconds.",
+                .timedOut, "\(host) did not respond: nothing arrived for \(request.boundedTimeout.secondsPhrase).",
                 url: url, underlyingError: error)
         }
         if let malformed = malformedAnswer(error, request: request) { return malformed }

@@ -75,8 +75,11 @@ struct HotPathBenchmark {
                     var arguments = ["--tool=callgrind", "--callgrind-out-file=/dev/null", program.path]
                         + Self.arguments(server.baseURL, side: side, transport: transport, count: count, warmup: 200, concurrency: 1)
                     if let feature { arguments += ["--feature", feature] }
+                    // Deterministic hashing for both sides, as issue 61 measures the line: with seeds
+                    // that differ between processes, the line moved by thousands between invocations.
                     let output = try await Self.spawn(
-                        valgrind, arguments, environment: ["LD_LIBRARY_PATH": libraries.path], readingStandardError: true)
+                        valgrind, arguments, environment: ["LD_LIBRARY_PATH": libraries.path, "SWIFT_DETERMINISTIC_HASHING": "1"],
+                        readingStandardError: true)
                     guard let total = Self.collected(output) else { throw BenchError("no callgrind total in: \(output.suffix(400))") }
                     totals.append(total)
                 }

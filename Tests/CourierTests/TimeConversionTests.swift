@@ -25,13 +25,13 @@ struct TimeConversionTests {
     }
 
     /// The seconds an error message names: any value, none crashes (an `Int` of a number past
-    /// `Int.max` traps).
+    /// `Int.max` traps), and one second is singular.
     @Test(arguments: [
-        (30.0, "30"), (0.5, "0.5"), (-0.0, "0"), (1e300, "1e+300"), (.greatestFiniteMagnitude, "1.79769e+308"),
-        (9.3e18, "9.3e+18"), (.infinity, "inf"), (.nan, "nan"),
+        (30.0, "30 seconds"), (1, "1 second"), (0.5, "0.5 seconds"), (-0.0, "0 seconds"), (1e300, "1e+300 seconds"),
+        (.greatestFiniteMagnitude, "1.79769e+308 seconds"), (9.3e18, "9.3e+18 seconds"), (.infinity, "inf seconds"), (.nan, "nan seconds"),
     ] as [(TimeInterval, String)])
     func secondsInMessagesAreWrittenForAnyValue(seconds: TimeInterval, text: String) {
-        #expect(seconds.formattedSeconds == text)
+        #expect(seconds.secondsPhrase == text)
     }
 
     /// RFC 9110's example date in each of its three forms.

@@ -21,7 +21,7 @@ extension URLSessionTransport {
             return .cancelled(url)
         case NSURLErrorTimedOut:
             return CourierError(
-                .timedOut, "\(host) did not respond: nothing arrived for \(effectiveTimeout(request).formattedSeconds) seconds.",
+                .timedOut, "\(host) did not respond: nothing arrived for \(effectiveTimeout(request).secondsPhrase).",
                 url: url, underlyingError: error)
         case NSURLErrorNotConnectedToInternet, NSURLErrorDataNotAllowed, NSURLErrorInternationalRoamingOff:
             return CourierError(.notConnectedToInternet, "The device is offline: check the network connection.", url: url, underlyingError: error)

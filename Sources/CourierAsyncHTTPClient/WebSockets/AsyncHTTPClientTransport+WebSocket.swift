@@ -68,7 +68,7 @@ extension AsyncHTTPClientTransport: WebSocketTransport {
         } catch {
             if Task.isCancelled { throw CourierError.cancelled(url) }
             if opening.timedOut {
-                throw CourierError(.timedOut, "\(url.hostAndPort) did not answer the WebSocket handshake within \(waitSeconds.formattedSeconds) seconds.", url: url, underlyingError: error)
+                throw CourierError(.timedOut, "\(url.hostAndPort) did not answer the WebSocket handshake within \(waitSeconds.secondsPhrase).", url: url, underlyingError: error)
             }
             if let mismatch = error as? PinMismatch { throw CourierError.untrustedServer(url, reason: mismatch.reason, underlyingError: error) }
             if let refusal = error as? NIOHTTP1ProxyConnectHandler.Error { throw Self.tunnelRefused(refusal, proxy: proxy, url: url) }
