@@ -14,7 +14,8 @@ extension AsyncHTTPClientTransport {
         let url = request.url
         let host = url.hostAndPort
         // What a failed connection was to: the proxy when there is one (the server was never tried).
-        let connected = proxy.map { "the proxy \($0.host):\($0.port) (on the way to \(host))" } ?? host
+        // Computed, so that only the errors that name it write it.
+        var connected: String { proxy.map { "the proxy \($0.host):\($0.port) (on the way to \(host))" } ?? host }
         if let error = error as? CourierError { return error }
         if let mismatch = error as? PinMismatch { return .untrustedServer(url, reason: mismatch.reason, underlyingError: error) }
         if error is IdleTimeout {
