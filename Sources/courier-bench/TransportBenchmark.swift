@@ -9,7 +9,7 @@ import ImageStoreTesting
 /// `courier-bench transport`: Courier on each transport against the same transport's raw API, small
 /// JSON and 1 MiB GETs, at concurrency 1 and 32, and small GETs at 256 on async-http-client (a
 /// service's fan-out); throughput ratio and latency percentiles. `transport.ahc.small.c1.own-clients`
-/// repeats the small c1 line with the raw side on a client of its own.
+/// repeats the small c1 line with each side on a client of its own.
 struct TransportBenchmark {
     let options: BenchOptions
 
@@ -50,18 +50,20 @@ struct TransportBenchmark {
                     raw: SmallGet.rawURLSession(rawSession, baseURL: base, path: workload.path, expectedBytes: workload.expectedBytes))
             }
         }
-        // The same c1 line with the raw side on an HTTPClient of its own: on the shared one, the side
+        // The same c1 line with each side on a new HTTPClient of its own: on a shared one, the side
         // that warms up first opens the one connection, and its event loop decides whether every
         // callback of Courier's delegate hops to another loop (see `LoopChoice`). This line shows
-        // the client a service owns; the line above stays the measure.
+        // a client that only Courier sends through; the line above stays the measure.
         if options.selects("transport.ahc.small.c1.own-clients") {
-            let own = AsyncHTTPClientTransport(configuration: ahcConfiguration)
+            let courierOwn = AsyncHTTPClientTransport(configuration: ahcConfiguration)
+            let rawOwn = AsyncHTTPClientTransport(configuration: ahcConfiguration)
             let base = server.baseURL
             try await measure(
                 "transport.ahc.small.c1.own-clients", options.scaled(600), 1,
-                courier: SmallGet.courier(try SmallGet.client(base, ahc), path: "sample", expectedBytes: nil),
-                raw: SmallGet.rawAHC(own.client, baseURL: base, path: "sample", expectedBytes: nil))
-            try await own.shutdown()
+                courier: SmallGet.courier(try SmallGet.client(base, courierOwn), path: "sample", expectedBytes: nil),
+                raw: SmallGet.rawAHC(rawOwn.client, baseURL: base, path: "sample", expectedBytes: nil))
+            try await courierOwn.shutdown()
+            try await rawOwn.shutdown()
         }
         try await ahc.shutdown()
         await server.stop()
