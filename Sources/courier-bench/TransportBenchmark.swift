@@ -23,10 +23,11 @@ struct TransportBenchmark {
     func run() async throws {
         let server = try await ImageStoreServer.instrumented()
         defer { Task { await server.stop() } }
+        let small = Workload(
+            name: "small", path: "sample", counts: [1: options.scaled(600), 32: options.scaled(2000), 256: options.scaled(4000)],
+            expectedBytes: nil)
         let workloads = [
-            Workload(
-                name: "small", path: "sample", counts: [1: options.scaled(600), 32: options.scaled(2000), 256: options.scaled(4000)],
-                expectedBytes: nil),
+            small,
             Workload(name: "1mb", path: "bytes/1048576", counts: [1: options.scaled(60), 32: options.scaled(120)], expectedBytes: 1_048_576),
         ]
         var ahcConfiguration = AsyncHTTPClientTransport.Configuration()
@@ -54,14 +55,14 @@ struct TransportBenchmark {
         // that warms up first opens the one connection, and its event loop decides whether every
         // callback of Courier's delegate hops to another loop (see `LoopChoice`). This line shows
         // a client that only Courier sends through; the line above stays the measure.
-        if options.selects("transport.ahc.small.c1.own-clients") {
+        if options.selects("transport.ahc.small.c1.own-clients"), let count = small.counts[1] {
             let courierOwn = AsyncHTTPClientTransport(configuration: ahcConfiguration)
             let rawOwn = AsyncHTTPClientTransport(configuration: ahcConfiguration)
             let base = server.baseURL
             try await measure(
-                "transport.ahc.small.c1.own-clients", options.scaled(600), 1,
-                courier: SmallGet.courier(try SmallGet.client(base, courierOwn), path: "sample", expectedBytes: nil),
-                raw: SmallGet.rawAHC(rawOwn.client, baseURL: base, path: "sample", expectedBytes: nil))
+                "transport.ahc.small.c1.own-clients", count, 1,
+                courier: SmallGet.courier(try SmallGet.client(base, courierOwn), path: small.path, expectedBytes: small.expectedBytes),
+                raw: SmallGet.rawAHC(rawOwn.client, baseURL: base, path: small.path, expectedBytes: small.expectedBytes))
             try await courierOwn.shutdown()
             try await rawOwn.shutdown()
         }
