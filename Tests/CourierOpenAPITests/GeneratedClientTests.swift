@@ -1,3 +1,4 @@
+import BenchWorkloads
 import Courier
 import CourierAsyncHTTPClient
 import CourierOpenAPI
@@ -120,7 +121,7 @@ import Testing
                 serverURL: server.baseURL,
                 transport: APIClientTransport(client: api, operations: ["getImageData": OperationSettings(downloadsToFile: true)]))
             // 3 MiB in a multipart body of unknown length: spooled to a file past 1 MiB, then streamed.
-            let large = Self.png + Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+            let large = Self.png + PatternBytes.make(3 << 20) { UInt8(truncatingIfNeeded: $0 &* 31) }
             let created = try await client.createImage(body: .multipartForm([
                 .image(.init(payload: .init(body: HTTPBody(large)), filename: "large.png")),
             ])).created.body.json

@@ -1,3 +1,4 @@
+import BenchWorkloads
 import Courier
 import Foundation
 import OpenAPIRuntime
@@ -17,7 +18,7 @@ import Testing
         }, length: .unknown)
     }
 
-    static let bytes = Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+    static let bytes = PatternBytes.make(3 << 20) { UInt8(truncatingIfNeeded: $0 &* 7) }
 
     @Test func aSmallBodyStaysInMemory() async throws {
         let read = try await RequestBodyReader(limit: 64 << 20, operationID: "op").read(Self.streamed(Self.bytes.prefix(100_000)))

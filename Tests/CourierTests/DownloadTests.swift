@@ -1,3 +1,4 @@
+import BenchWorkloads
 @testable import Courier
 import Foundation
 import ImageStoreServer
@@ -84,7 +85,7 @@ import Testing
                 var request = Request<Data>(.get, url)
                 request.retryPolicy = RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(1))
                 _ = try await client.download(request, to: destination)
-                #expect(try Data(contentsOf: destination) == Data((0..<200_000).map { ImageStoreServer.rangedByte($0) }))
+                #expect(try Data(contentsOf: destination) == PatternBytes.make(200_000) { ImageStoreServer.rangedByte($0) })
                 #expect(server.flakyAttempts("ranged/200000/bytes") == 200_000, "every byte sent once")
                 #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["ranged.bin"])
 
@@ -143,7 +144,7 @@ import Testing
         let directory = try TemporaryDirectory.created()
         defer { directory.remove() }
         let destination = directory.url.appendingPathComponent("summary.json")
-        let payload = Data((0..<100_000).map { UInt8($0 % 256) })
+        let payload = PatternBytes.make(100_000) { UInt8($0 % 256) }
         try await withServer { server in
             try await kind.with { transport in
                 let client = server.client(transport)

@@ -1,3 +1,4 @@
+import BenchWorkloads
 import Courier
 import Foundation
 import ImageStoreServer
@@ -21,7 +22,7 @@ import Testing
 
     /// PNG signature and filler: the store checks the first bytes.
     static func png(_ count: Int = 4_000) -> Data {
-        Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + PatternBytes.make(count) { UInt8(truncatingIfNeeded: $0 &* 7) }
     }
 
     static let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data(repeating: 0x42, count: 2_000) + Data("\r\n--x--\r\n".utf8)

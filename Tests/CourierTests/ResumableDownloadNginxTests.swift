@@ -15,7 +15,7 @@ import Testing
     static let published = Date(timeIntervalSince1970: 1_750_000_000)
 
     /// A file of `size` bytes that `seed` tells apart.
-    static func content(seed: UInt8) -> Data { Data((0..<size).map { UInt8(truncatingIfNeeded: $0 % 253) &+ seed }) }
+    static func content(seed: UInt8) -> Data { PatternBytes.make(size) { UInt8(truncatingIfNeeded: $0 % 253) &+ seed } }
 
     struct Site {
         let url: URL

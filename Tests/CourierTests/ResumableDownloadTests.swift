@@ -1,3 +1,4 @@
+import BenchWorkloads
 import Crypto
 import Foundation
 import ImageStoreServer
@@ -14,7 +15,7 @@ import Testing
 
     /// The file `/ranged/{size}` serves for `version`.
     static func expected(_ size: Int = size, version: String = "1") -> Data {
-        Data((0..<size).map { ImageStoreServer.rangedByte($0, version: version) })
+        PatternBytes.make(size) { ImageStoreServer.rangedByte($0, version: version) }
     }
 
     static func sha256(_ data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
@@ -180,7 +181,7 @@ import Testing
                 Request<ImageStoreTests.ImageInfo>(.post, "images", body: .multipart([.data("image", image, fileName: "large.png")]))).value
             let data = Request<Data>(.get, "images/\(created.uid)/data")
             let etag = try #require(try await client.send(data).headers["ETag"])
-            let bytes = Data((0..<200_000).map { UInt8($0 % 251) })
+            let bytes = PatternBytes.make(200_000) { UInt8($0 % 251) }
             let routes = [("image", data, image, etag), ("bytes", Request<Data>(.get, "bytes/200000"), bytes, "\"bytes-200000\"")]
             for (name, request, whole, validator) in routes {
                 try plant(client, name, destination: destination, validator: validator, total: whole.count, count: 50_000)

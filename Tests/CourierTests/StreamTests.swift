@@ -1,3 +1,4 @@
+import BenchWorkloads
 @testable import Courier
 import CourierDemo
 import CourierProbes
@@ -22,7 +23,7 @@ struct StreamTests {
                     received += piece
                     pieces += 1
                 }
-                #expect(received == Data((0..<300_000).map { UInt8($0 % 251) }))
+                #expect(received == PatternBytes.make(300_000) { UInt8($0 % 251) })
                 #expect(pieces > 1, "the body came as one piece: it was gathered, not streamed")
             }
         }

@@ -1,3 +1,4 @@
+import BenchWorkloads
 @testable import Courier
 import CourierAsyncHTTPClient
 import Foundation
@@ -133,7 +134,7 @@ import Testing
             try await kind.with { transport in
                 let client = server.client(transport)
                 let reports = Locked<[TransferProgress]>([])
-                let bytes = Data((0..<8_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+                let bytes = PatternBytes.make(8_000_000) { UInt8(truncatingIfNeeded: $0 &* 7) }
                 var request = Request<EchoReply>(.post, "echo/upload", body: .data(bytes, contentType: "application/octet-stream"))
                 request.uploadProgress = { progress in reports.withLock { $0.append(progress) } }
                 let echo = try await client.send(request).value

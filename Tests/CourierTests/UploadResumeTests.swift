@@ -1,3 +1,4 @@
+import BenchWorkloads
 import Courier
 import Crypto
 import Foundation
@@ -53,7 +54,7 @@ struct UploadResumeTests {
     /// A file of `size` bytes that differ from one another (`seed` changes them all).
     static func file(_ size: Int, in directory: URL, name: String = "upload.bin", seed: UInt8 = 7) throws -> URL {
         let url = directory.appendingPathComponent(name)
-        try Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed) &+ $0 >> 9) }).write(to: url)
+        try PatternBytes.make(size) { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed) &+ $0 >> 9) }.write(to: url)
         return url
     }
 

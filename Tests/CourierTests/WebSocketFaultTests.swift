@@ -1,3 +1,4 @@
+import BenchWorkloads
 import Courier
 import CourierAsyncHTTPClient
 import Crypto
@@ -133,7 +134,7 @@ struct WebSocketFaultTests {
             connection.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(Self.accept(for: head))\r\n\r\n")
             var frame = Data([0x82, 127])  // FIN, binary, a 64-bit length
             for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8(truncatingIfNeeded: piece >> shift)) }
-            frame.append(Data((0..<piece).map { UInt8($0 % 251) }))
+            frame.append(PatternBytes.make(piece) { UInt8($0 % 251) })
             var sent = 0
             var reported = false
             for _ in 0..<(total / piece) {

@@ -1,3 +1,4 @@
+import BenchWorkloads
 import Courier
 import CourierAsyncHTTPClient
 import Foundation
@@ -23,12 +24,11 @@ struct WebSocketInteropTests {
         return APIClient(configuration: configuration, transport: transport)
     }
 
-    /// Sends random binary messages of `sizes` bytes, and text of half as many two-byte
+    /// Sends random-looking binary messages of `sizes` bytes, and text of half as many two-byte
     /// characters, each echoed whole before the next.
     static func echoes(_ socket: WebSocket, _ iterator: inout WebSocket.AsyncIterator, sizes: [Int]) async throws {
-        var generator = SystemRandomNumberGenerator()
         for size in sizes {
-            let binary = Data((0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            let binary = PatternBytes.noise(size, seed: UInt64(size))
             try await socket.send(.binary(binary))
             #expect(try await iterator.next() == .binary(binary), "binary of \(size) bytes")
             let text = String(repeating: "ж", count: size / 2)

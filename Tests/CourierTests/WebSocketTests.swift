@@ -1,3 +1,4 @@
+import BenchWorkloads
 @testable import Courier
 @testable import CourierExamples
 import CourierAsyncHTTPClient
@@ -27,11 +28,6 @@ struct WebSocketTests {
         return client
     }
 
-    static func randomData(_ count: Int) -> Data {
-        var generator = SystemRandomNumberGenerator()
-        return Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
-    }
-
     @Test(arguments: [true, false])
     func echoesTextAndBinaryWholeAndLarge(compression: Bool) async throws {
         try await withServer { server in
@@ -42,7 +38,7 @@ struct WebSocketTests {
                 #expect(socket.statusCode == 101)
                 #expect((socket.headers["Sec-WebSocket-Extensions"]?.contains("permessage-deflate") ?? false) == compression)
                 let messages: [WebSocketMessage] = [
-                    .text("héllo ✓"), .text(""), .binary(Data()), .binary(Self.randomData(70_000)),
+                    .text("héllo ✓"), .text(""), .binary(Data()), .binary(PatternBytes.noise(70_000)),
                     .text(String(repeating: "courier ", count: 300_000)), .binary(Data(count: 3 << 20)),
                 ]
                 var iterator = socket.makeAsyncIterator()
@@ -82,7 +78,7 @@ struct WebSocketTests {
                     }
                 }
                 #expect(sizes == [65_536, 65_536, 65_536, 3_392])
-                #expect(bytes == Data((0..<200_000).map { UInt8($0 % 251) }))
+                #expect(bytes == PatternBytes.make(200_000) { UInt8($0 % 251) })
                 #expect(socket.closeCode == .normalClosure && socket.closeReason == "done")
             }
         }

@@ -1,3 +1,4 @@
+import BenchWorkloads
 import Courier
 import CourierTesting
 import Foundation
@@ -20,7 +21,7 @@ import Testing
         defer { directory.remove() }
         let file = directory.url.appendingPathComponent("transfers.har")
         let size = 300_000
-        let upload = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let upload = PatternBytes.make(200_000) { UInt8(truncatingIfNeeded: $0 &* 7) }
         func transfers(_ client: APIClient, _ destination: URL) async throws -> (downloads: [TransferProgress], uploads: [TransferProgress]) {
             let downloads = Locked<[TransferProgress]>([])
             let uploads = Locked<[TransferProgress]>([])
