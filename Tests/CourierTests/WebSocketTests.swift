@@ -9,7 +9,7 @@ import Testing
 
 /// WebSockets against the sample server's `/ws/echo` and `/ws/feed` (hummingbird-websocket), on
 /// async-http-client; URLSession on Linux refuses at once.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))  // a test's time counts from its start, and may begin with its turn for a server (TestAdmission)
 struct WebSocketTests {
     /// Every message of `socket` until it ends.
     static func drain(_ socket: WebSocket) async throws -> [WebSocketMessage] {
